@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bind_bench: time bind() of N TCP sockets with one reuse option on one
+ * port, the measurement of seed 000 ("tcp: Fix fastreuse cache
+ * initialization on first bind"), grown up: private namespace per round,
+ * rounds and warm-up, a cost curve and its growth, JSON results.
+ *
+ * The first positional form and the last output line match the seed's
+ * reproducer, so its figures can be reproduced as-is:
+ *   bind_bench reuseaddr same 16000
+ *   ...
+ *   reuseaddr same 16000: 1724.143 ms
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bindlab.h"
+
+#define DEFAULT_PORT	40000
+#define DEFAULT_BUCKETS	20
+#define MAX_ROUNDS	1000
+
+struct opts {
+	struct bl_bind_spec spec;
+	const char *mode;	/* reuseaddr, reuseport, both, none */
+	const char *addrs;	/* same, alternate, or K */
+	long rounds, warmup, buckets;
+	const char *json;
+	bool quiet, netns;
+};
+
+/* What a round's child hands back through shared memory. */
+struct round_out {
+	int status;		/* BL_EXIT_* */
+	uint16_t port;
+	uint64_t total_ns;
+	char why[256];
+	uint64_t bind_ns[];
+};
+
+static const char *prog = "bind_bench";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [options] reuseaddr|reuseport|both|none same|alternate|K N\n"
+		"  Time bind() of N TCP sockets sharing one port; only bind() is timed,\n"
+		"  every socket stays open until the end. K addresses round-robin\n"
+		"  (same = 1: 127.0.0.1 or ::1, alternate = 2).\n"
+		"options:\n"
+		"  -f, --family 4|6|mapped  address family (mapped: ::ffff:127.0.0.x on IPv6 sockets)\n"
+		"  -p, --port P             port, 0 = the first bind picks it (default %d)\n"
+		"  -r, --rounds R           rounds, each in a fresh namespace (default 1)\n"
+		"  -w, --warmup W           discarded warm-up rounds (default 0)\n"
+		"  -b, --buckets B          points of the cost curve (default %d)\n"
+		"  -j, --json FILE          write results as JSON (- for stdout)\n"
+		"  -q, --quiet              print only the last line\n"
+		"      --no-netns           run in the current namespace (inside a VM)\n"
+		"  -h, --help               this text\n"
+		"exit: 0 ok, 1 error, 2 usage, 4 skip (no privilege, netns, IPv6)\n",
+		prog, DEFAULT_PORT, DEFAULT_BUCKETS);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(BL_EXIT_USAGE);
+}
+
+static long number_arg(const char *what, const char *s, long min, long max)
+{
+	long v;
+	int err = bl_parse_long(s, min, max, &v);
+
+	if (err == -ERANGE)
+		usage_error("%s %s out of range %ld..%ld", what, s, min, max);
+	if (err)
+		usage_error("%s '%s' is not a number", what, s);
+	return v;
+}
+
+static void parse_mode(struct opts *o, const char *mode)
+{
+	o->mode = mode;
+	o->spec.reuseaddr = !strcmp(mode, "reuseaddr") || !strcmp(mode, "both");
+	o->spec.reuseport = !strcmp(mode, "reuseport") || !strcmp(mode, "both");
+	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(mode, "none"))
+		usage_error("unknown mode '%s'", mode);
+}
+
+static void parse_addrs(struct opts *o, const char *addrs)
+{
+	o->addrs = addrs;
+	if (!strcmp(addrs, "same"))
+		o->spec.naddrs = 1;
+	else if (!strcmp(addrs, "alternate"))
+		o->spec.naddrs = 2;
+	else
+		o->spec.naddrs = number_arg("address count K", addrs, 1, 65000);
+}
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "family", required_argument, NULL, 'f' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "buckets", required_argument, NULL, 'b' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-netns", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	long fdmax;
+	int c;
+
+	*o = (struct opts){
+		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
+		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+f:p:r:w:b:j:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (bl_family_parse(optarg, &o->spec.family))
+				usage_error("unknown family '%s'", optarg);
+			break;
+		case 'p':
+			o->spec.port = number_arg("port", optarg, 0, 65535);
+			break;
+		case 'r':
+			o->rounds = number_arg("rounds", optarg, 1, MAX_ROUNDS);
+			break;
+		case 'w':
+			o->warmup = number_arg("warmup", optarg, 0, MAX_ROUNDS);
+			break;
+		case 'b':
+			o->buckets = number_arg("buckets", optarg, 1, 1000);
+			break;
+		case 'j':
+			if (!*optarg)
+				usage_error("empty --json file name");
+			o->json = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'N':
+			o->netns = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(BL_EXIT_PASS);
+		case ':':
+			usage_error("option %s needs a value", argv[optind - 1]);
+		default:
+			usage_error("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 3)
+		usage_error("expected 3 arguments (mode, addresses, N), got %d",
+			    argc - optind);
+	parse_mode(o, argv[optind]);
+	parse_addrs(o, argv[optind + 1]);
+	o->spec.n = number_arg("N", argv[optind + 2], 1, 10000000);
+	if (o->buckets > o->spec.n)
+		usage_error("buckets %ld exceed N %ld", o->buckets, o->spec.n);
+	fdmax = bl_fd_hard_limit();
+	if (fdmax > 0 && o->spec.n + BL_FD_SLACK > fdmax) {
+		struct bl_why why;
+
+		/* Root with CAP_SYS_RESOURCE may still raise the hard limit. */
+		if (bl_fd_reserve(o->spec.n, &why))
+			usage_error("N %ld does not fit: %s", o->spec.n, why.msg);
+	}
+}
+
+/* Runs in the round's child: namespace, addresses, fds, then the loop. */
+static int one_round(const struct opts *o, struct round_out *out,
+		     struct bl_progress *progress)
+{
+	struct bl_bind_run run;
+	struct bl_why why = { "" };
+	int err;
+
+	err = o->netns ? bl_netns_enter(&why) : bl_netns_lo_up(&why);
+	if (!err)
+		err = bl_bind_prepare(&o->spec, &why);
+	if (err) {
+		snprintf(out->why, sizeof(out->why), "%s", why.msg);
+		return BL_EXIT_SKIP;
+	}
+	err = bl_fd_reserve(o->spec.n, &why);
+	if (err) {
+		snprintf(out->why, sizeof(out->why), "%s", why.msg);
+		return BL_EXIT_USAGE;
+	}
+	err = bl_bind_loop(&o->spec, &run, progress, &why);
+	if (!err) {
+		memcpy(out->bind_ns, run.bind_ns, run.n * sizeof(uint64_t));
+		out->total_ns = run.total_ns;
+		out->port = run.port;
+	} else {
+		snprintf(out->why, sizeof(out->why), "%s", why.msg);
+	}
+	bl_bind_close(&run);
+	return err ? BL_EXIT_FAIL : BL_EXIT_PASS;
+}
+
+/*
+ * Each round runs in a child so that its namespace, sockets and bind
+ * buckets die with it: the next round starts from an empty table.
+ */
+static int run_round(const struct opts *o, struct round_out *out,
+		     struct bl_progress *progress)
+{
+	int status;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	if (!o->netns) {
+		out->status = one_round(o, out, progress);
+		return out->status;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(out->why, sizeof(out->why), "fork: %s",
+			 strerror(errno));
+		return BL_EXIT_FAIL;
+	}
+	if (!pid)
+		_exit(one_round(o, out, progress));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		snprintf(out->why, sizeof(out->why), "round child died%s%s",
+			 WIFSIGNALED(status) ? ": " : "",
+			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");
+		return BL_EXIT_FAIL;
+	}
+	out->status = WEXITSTATUS(status);
+	return out->status;
+}
+
+static json_t *params_json(const struct opts *o)
+{
+	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I, s:I, s:I, s:I, s:b}",
+			 "mode", o->mode, "addresses", o->addrs,
+			 "naddrs", o->spec.naddrs,
+			 "family", bl_family_name(o->spec.family),
+			 "reuseaddr", o->spec.reuseaddr,
+			 "reuseport", o->spec.reuseport,
+			 "port", o->spec.port, "auto_port", !o->spec.port,
+			 "n", (json_int_t)o->spec.n,
+			 "rounds", (json_int_t)o->rounds,
+			 "warmup", (json_int_t)o->warmup,
+			 "buckets", (json_int_t)o->buckets,
+			 "netns", o->netns);
+}
+
+struct summary {
+	double *totals_ms, *growths, *curve;	/* curve: rounds x buckets */
+	struct bl_stats total, growth, per_bind;
+	double *curve_median;
+};
+
+static int summarize(const struct opts *o, struct round_out **outs,
+		     struct summary *s)
+{
+	long r, b, nb = o->buckets, n = o->spec.n;
+	double *all, *col;
+	int err = -ENOMEM;
+
+	s->totals_ms = calloc(o->rounds, sizeof(double));
+	s->growths = calloc(o->rounds, sizeof(double));
+	s->curve = calloc(o->rounds * nb, sizeof(double));
+	s->curve_median = calloc(nb, sizeof(double));
+	all = calloc(o->rounds * n, sizeof(double));
+	col = calloc(o->rounds, sizeof(double));
+	if (!s->totals_ms || !s->growths || !s->curve || !s->curve_median ||
+	    !all || !col)
+		goto out;
+	for (r = 0; r < o->rounds; r++) {
+		const uint64_t *ns = outs[r]->bind_ns;
+		long i;
+
+		s->totals_ms[r] = outs[r]->total_ns / 1e6;
+		s->growths[r] = bl_growth(ns, n);
+		bl_curve(ns, n, nb, s->curve + r * nb);
+		for (i = 0; i < n; i++)
+			all[r * n + i] = ns[i];
+	}
+	for (b = 0; b < nb; b++) {
+		for (r = 0; r < o->rounds; r++)
+			col[r] = s->curve[r * nb + b];
+		s->curve_median[b] = bl_median(col, o->rounds);
+	}
+	err = bl_stats_compute(s->totals_ms, o->rounds, &s->total) ||
+	      bl_stats_compute(s->growths, o->rounds, &s->growth) ||
+	      bl_stats_compute(all, o->rounds * n, &s->per_bind) ? -ENOMEM : 0;
+out:
+	free(all);
+	free(col);
+	return err;
+}
+
+static void summary_free(struct summary *s)
+{
+	free(s->totals_ms);
+	free(s->growths);
+	free(s->curve);
+	free(s->curve_median);
+}
+
+static int write_json(const struct opts *o, const char *case_id,
+		      struct round_out **outs, const struct summary *s)
+{
+	json_t *root = bl_result_new("bind_bench", case_id);
+	json_t *rounds = json_array(), *starts = json_array(), *curve;
+	long r, b;
+	int err;
+
+	json_object_set_new(root, "params", params_json(o));
+	for (r = 0; r < o->rounds; r++)
+		json_array_append_new(rounds, json_pack("{s:I, s:f, s:i, s:o}",
+			"total_ns", (json_int_t)outs[r]->total_ns,
+			"growth", s->growths[r], "port", outs[r]->port,
+			"bind_ns", bl_u64_array_json(outs[r]->bind_ns,
+						     o->spec.n)));
+	for (b = 0; b < o->buckets; b++)
+		json_array_append_new(starts,
+				      json_integer(o->spec.n * b / o->buckets));
+	curve = json_pack("{s:o, s:o}", "bound_before", starts, "median_ns",
+			  bl_double_array_json(s->curve_median, o->buckets));
+	json_object_set_new(root, "rounds", rounds);
+	json_object_set_new(root, "summary",
+			    json_pack("{s:o, s:o, s:o, s:o}",
+				      "total_ms", bl_stats_json(&s->total),
+				      "growth", bl_stats_json(&s->growth),
+				      "per_bind_ns", bl_stats_json(&s->per_bind),
+				      "curve", curve));
+	err = bl_json_save(root, o->json);
+	json_decref(root);
+	if (err)
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, o->json,
+			strerror(-err));
+	return err;
+}
+
+static void print_summary(const struct opts *o, const struct summary *s,
+			  FILE *f)
+{
+	long b;
+
+	fprintf(f, "total_ms_median=%.3f total_ms_min=%.3f total_ms_max=%.3f total_ms_ci95=%.3f..%.3f rounds=%ld\n",
+		s->total.p50, s->total.min, s->total.max, s->total.ci_lo,
+		s->total.ci_hi, o->rounds);
+	fprintf(f, "per_bind_ns_median=%.0f per_bind_ns_p90=%.0f per_bind_ns_p99=%.0f\n",
+		s->per_bind.p50, s->per_bind.p90, s->per_bind.p99);
+	fprintf(f, "growth_median=%.2f growth_min=%.2f growth_max=%.2f (last 10%% / first 10%% of binds; ~1 is O(1) per bind)\n",
+		s->growth.p50, s->growth.min, s->growth.max);
+	fprintf(f, "# curve: sockets already bound -> median ns per bind\n");
+	for (b = 0; b < o->buckets; b++)
+		fprintf(f, "curve %ld %.0f\n", o->spec.n * b / o->buckets,
+			s->curve_median[b]);
+}
+
+int main(int argc, char **argv)
+{
+	struct round_out **outs;
+	struct bl_progress progress;
+	struct summary sum = {};
+	char case_id[160];
+	size_t out_size;
+	long r, total_rounds;
+	int ret = BL_EXIT_PASS;
+	struct opts o;
+
+	prog = argv[0];
+	parse_args(&o, argc, argv);
+	total_rounds = o.warmup + o.rounds;
+	out_size = sizeof(struct round_out) + o.spec.n * sizeof(uint64_t);
+	outs = calloc(total_rounds, sizeof(*outs));
+	if (!outs)
+		return BL_EXIT_FAIL;
+
+	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
+		 o.mode, o.addrs,
+		 bl_family_name(o.spec.family), o.spec.port ? "port" : "auto",
+		 o.spec.n);
+	if (!o.quiet)
+		printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
+		       BINDLAB_VERSION, o.mode, o.addrs, o.spec.naddrs,
+		       bl_family_name(o.spec.family), o.spec.port, o.spec.n,
+		       o.rounds, o.warmup, o.netns ? "private" : "current");
+
+	for (r = 0; r < total_rounds; r++) {
+		/* Shared with the round's child, which writes the samples. */
+		outs[r] = mmap(NULL, out_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (outs[r] == MAP_FAILED) {
+			fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
+			return BL_EXIT_FAIL;
+		}
+		bl_progress_init(&progress, r < o.warmup ? "warm-up" : "round",
+				 o.spec.n);
+		ret = run_round(&o, outs[r], &progress);
+		if (ret) {
+			fprintf(stderr, "%s: %s%s\n", prog,
+				ret == BL_EXIT_SKIP ? "SKIP: " : "",
+				outs[r]->why);
+			return ret;
+		}
+		if (!o.quiet && r >= o.warmup)
+			printf("round=%ld port=%u total_ms=%.3f growth=%.2f\n",
+			       r - o.warmup + 1, outs[r]->port,
+			       outs[r]->total_ns / 1e6,
+			       bl_growth(outs[r]->bind_ns, o.spec.n));
+	}
+	if (summarize(&o, outs + o.warmup, &sum)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return BL_EXIT_FAIL;
+	}
+	if (!o.quiet)
+		print_summary(&o, &sum, stdout);
+	if (o.json && write_json(&o, case_id, outs + o.warmup, &sum))
+		ret = BL_EXIT_FAIL;
+	/* The seed's line, last: the median round when there are several. */
+	printf("%s %s %ld: %.3f ms\n", o.mode, o.addrs, o.spec.n,
+	       sum.total.p50);
+	summary_free(&sum);
+	for (r = 0; r < total_rounds; r++)
+		munmap(outs[r], out_size);
+	free(outs);
+	return ret;
+}

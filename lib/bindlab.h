@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bindlab: the one helper library of the TCP port-binding selftests.
+ *
+ * Every program of the suite links it: private network namespaces and
+ * rtnetlink (libmnl), per-namespace sysctls, file descriptor headroom,
+ * monotonic timing, statistics, the bind() cost loop shared by the
+ * benchmark and the regression test, and JSON results (jansson).
+ *
+ * Functions return 0 or a negative errno unless documented otherwise.
+ * Those that may have to explain a SKIP take a struct bl_why.
+ */
+#ifndef BINDLAB_H
+#define BINDLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#define BINDLAB_VERSION		"0.1.0"
+#define BINDLAB_SCHEMA		"bindlab.result"
+#define BINDLAB_SCHEMA_VERSION	1
+
+/* Exit codes shared by every program (kselftest's, plus usage). */
+#define BL_EXIT_PASS	0
+#define BL_EXIT_FAIL	1
+#define BL_EXIT_USAGE	2
+#define BL_EXIT_SKIP	4
+
+/* Why something could not run: the text a SKIP line carries. */
+struct bl_why {
+	char msg[256];
+};
+
+int bl_why_set(struct bl_why *why, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- netns.c: namespaces and rtnetlink ---- */
+
+/* Enter a fresh network namespace of our own and bring lo up there. */
+int bl_netns_enter(struct bl_why *why);
+/* Bring lo up in the current namespace (for --no-netns runs in a VM). */
+int bl_netns_lo_up(struct bl_why *why);
+/* Create a namespace, return an fd to it, stay in the current one. */
+int bl_netns_create(struct bl_why *why);
+int bl_netns_switch(int nsfd);
+int bl_netns_current(void);
+
+int bl_link_up(const char *ifname);
+/* "addr/plen" on ifname; IPv6 addresses get IFA_F_NODAD. */
+int bl_addr_add(const char *ifname, const char *cidr);
+int bl_dummy_add(const char *name);
+/* veth pair; peer goes into peer_nsfd unless it is negative. */
+int bl_veth_add(const char *name, const char *peer, int peer_nsfd);
+
+/* IPv6 usable here: an AF_INET6 socket can bind to ::1. */
+bool bl_ipv6_usable(struct bl_why *why);
+
+/* ---- sysctl.c: /proc/sys of the current namespace ---- */
+
+/* key is relative to /proc/sys, e.g. "net/ipv4/tcp_tw_reuse". */
+int bl_sysctl_read(const char *key, char *buf, size_t len);
+int bl_sysctl_write(const char *key, const char *val);
+int bl_sysctl_read_long(const char *key, long *val);
+int bl_sysctl_write_long(const char *key, long val);
+bool bl_sysctl_exists(const char *key);
+
+/* ---- fdlimit.c ---- */
+
+/* Raise RLIMIT_NOFILE so that nfds more descriptors fit. */
+int bl_fd_reserve(long nfds, struct bl_why *why);
+/* How many descriptors this process could hold at most. */
+long bl_fd_hard_limit(void);
+/* Descriptors kept free for stdio, netlink, JSON output. */
+#define BL_FD_SLACK	32
+
+/* ---- timing ---- */
+
+static inline uint64_t bl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Progress on stderr, only on a terminal and only for long runs. */
+struct bl_progress {
+	const char *what;
+	uint64_t start_ns, last_ns;
+	long total;
+	bool tty, shown;
+};
+
+void bl_progress_init(struct bl_progress *p, const char *what, long total);
+void bl_progress_update(struct bl_progress *p, long done);
+void bl_progress_done(struct bl_progress *p);
+
+/* ---- stats.c ---- */
+
+struct bl_stats {
+	size_t n;
+	double min, p50, p90, p99, max, mean, stddev;
+	double ci_lo, ci_hi;	/* bootstrap 95% confidence interval of p50 */
+};
+
+#define BL_BOOTSTRAP_ITERS	2000
+
+/* Quantile q in [0, 1] of sorted data, linear interpolation (R type 7). */
+double bl_quantile_sorted(const double *sorted, size_t n, double q);
+double bl_median(const double *v, size_t n);
+int bl_stats_compute(const double *v, size_t n, struct bl_stats *st);
+/* Percentile bootstrap of the median; deterministic for a given seed. */
+int bl_bootstrap_median_ci(const double *v, size_t n, unsigned int iters,
+			   uint64_t seed, double *lo, double *hi);
+/* Two-sided Mann-Whitney U test, normal approximation with ties. */
+double bl_mann_whitney_p(const double *a, size_t na,
+			 const double *b, size_t nb);
+/* Bootstrap 95% CI of median(b) / median(a). */
+int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
+			  size_t nb, unsigned int iters, uint64_t seed,
+			  double *lo, double *hi);
+
+/* ---- bindloop.c: N binds to one port, each timed ---- */
+
+enum bl_family { BL_FAM_INET, BL_FAM_INET6, BL_FAM_MAPPED };
+
+struct bl_bind_spec {
+	enum bl_family family;
+	bool reuseaddr;
+	bool reuseport;
+	int naddrs;		/* addresses taken round-robin, >= 1 */
+	uint16_t port;		/* 0: first bind picks the port */
+	long n;			/* sockets */
+};
+
+struct bl_bind_run {
+	uint64_t *bind_ns;	/* n samples, bind() only */
+	int *fds;		/* every socket, open until bl_bind_close() */
+	long n;
+	uint16_t port;		/* the port all sockets share */
+	uint64_t total_ns;
+};
+
+const char *bl_family_name(enum bl_family f);
+int bl_family_parse(const char *s, enum bl_family *f);
+/* i-th of the addresses a spec round-robins over, with the port set. */
+socklen_t bl_bind_addr(const struct bl_bind_spec *spec, int i,
+		       uint16_t port, struct sockaddr_storage *ss);
+/* Make the spec's addresses local (IPv6 needs them added to lo). */
+int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why);
+/*
+ * Bind spec->n sockets; only bind() is inside the timed region. On error
+ * the sockets bound so far stay in run (n counts them) and err names the
+ * failing step.
+ */
+int bl_bind_loop(const struct bl_bind_spec *spec, struct bl_bind_run *run,
+		 struct bl_progress *progress, struct bl_why *err);
+void bl_bind_close(struct bl_bind_run *run);
+
+/* Median cost of the last 10% of binds over that of the first 10%. */
+double bl_growth(const uint64_t *ns, size_t n);
+/* Median cost per bucket of n/buckets consecutive binds. */
+int bl_curve(const uint64_t *ns, size_t n, int buckets, double *median_ns);
+
+/* ---- parse.c ---- */
+
+/* Whole string a base-10 integer in [min, max]. */
+int bl_parse_long(const char *s, long min, long max, long *out);
+
+/* ---- known_regressions.c ---- */
+
+/* Declared by BINDLAB_XFAIL or BINDLAB_XFAIL_FILE for this kernel? */
+bool bl_known_regression(const char *test_name);
+
+/* ---- results.c: JSON through jansson ---- */
+
+#include <jansson.h>
+
+/* A result object with schema, version, tool, case id and environment. */
+json_t *bl_result_new(const char *tool, const char *case_id);
+json_t *bl_env_json(void);
+json_t *bl_stats_json(const struct bl_stats *st);
+json_t *bl_u64_array_json(const uint64_t *v, size_t n);
+json_t *bl_double_array_json(const double *v, size_t n);
+/* Write atomically (temp file + rename); "-" is stdout. */
+int bl_json_save(json_t *root, const char *path);
+
+#endif /* BINDLAB_H */

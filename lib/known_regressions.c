@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Known regressions of the kernel under test, declared by the user, never
+ * guessed: a test that measures a regression reports XFAIL only when its
+ * full name (fixture.variant.test) matches a declaration.
+ *
+ *   BINDLAB_XFAIL="glob[,glob...]"   test-name globs (fnmatch), or
+ *   BINDLAB_XFAIL_FILE=path           lines "TEST-GLOB [KERNEL-RELEASE-GLOB]",
+ *                                     '#' starts a comment.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bindlab.h"
+
+static bool match_list(const char *list, const char *name)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	bool hit = false;
+
+	if (!copy)
+		return false;
+	for (tok = strtok_r(copy, ", \t\n", &save); tok && !hit;
+	     tok = strtok_r(NULL, ", \t\n", &save))
+		hit = !fnmatch(tok, name, 0);
+	free(copy);
+	return hit;
+}
+
+static bool match_file(const char *path, const char *name)
+{
+	char line[512], *test, *release, *hash, *save = NULL;
+	struct utsname u;
+	bool hit = false;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "# BINDLAB_XFAIL_FILE %s cannot be read\n", path);
+		return false;
+	}
+	if (uname(&u))
+		u.release[0] = '\0';
+	while (!hit && fgets(line, sizeof(line), f)) {
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		test = strtok_r(line, " \t\n", &save);
+		if (!test)
+			continue;
+		release = strtok_r(NULL, " \t\n", &save);
+		hit = !fnmatch(test, name, 0) &&
+		      (!release || !fnmatch(release, u.release, 0));
+	}
+	fclose(f);
+	return hit;
+}
+
+bool bl_known_regression(const char *test_name)
+{
+	const char *list = getenv("BINDLAB_XFAIL");
+	const char *file = getenv("BINDLAB_XFAIL_FILE");
+
+	return (list && match_list(list, test_name)) ||
+	       (file && *file && match_file(file, test_name));
+}

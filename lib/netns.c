@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Private network namespaces and the little rtnetlink the suite needs:
+ * link up, addresses, dummy and veth links. Everything goes over one
+ * NETLINK_ROUTE socket per request, through libmnl.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+
+#include "bindlab.h"
+
+int bl_why_set(struct bl_why *why, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why) {
+		va_start(ap, fmt);
+		vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
+		va_end(ap);
+	}
+	return err > 0 ? -err : err;
+}
+
+/* Send one request and wait for its ACK; returns 0 or -errno. */
+static int rtnl_talk(struct nlmsghdr *nlh)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl;
+	unsigned int seq, portid;
+	int ret, err = 0;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	seq = time(NULL);
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (ret < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* An ACK is an NLMSG_ERROR with error 0; mnl_cb_run maps it to errno. */
+	if (mnl_cb_run(buf, ret, seq, portid, NULL, NULL) < 0)
+		err = -errno;
+out:
+	mnl_socket_close(nl);
+	return err;
+}
+
+static int link_index(const char *ifname)
+{
+	unsigned int idx = if_nametoindex(ifname);
+
+	return idx ? (int)idx : -ENODEV;
+}
+
+int bl_link_up(const char *ifname)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+	int idx = link_index(ifname);
+
+	if (idx < 0)
+		return idx;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = idx;
+	ifm->ifi_change = IFF_UP;
+	ifm->ifi_flags = IFF_UP;
+	return rtnl_talk(nlh);
+}
+
+int bl_addr_add(const char *ifname, const char *cidr)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], host[INET6_ADDRSTRLEN + 1];
+	unsigned char addr[sizeof(struct in6_addr)];
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+	const char *slash;
+	long plen;
+	int family, idx = link_index(ifname);
+
+	if (idx < 0)
+		return idx;
+	slash = strchr(cidr, '/');
+	if (!slash || (size_t)(slash - cidr) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, cidr, slash - cidr);
+	host[slash - cidr] = '\0';
+	family = strchr(host, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(family, host, addr) != 1 ||
+	    bl_parse_long(slash + 1, 0, family == AF_INET ? 32 : 128, &plen))
+		return -EINVAL;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWADDR;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = family;
+	ifa->ifa_prefixlen = plen;
+	ifa->ifa_index = idx;
+	/* DAD would leave the address tentative, hence unbindable, for ~1 s. */
+	ifa->ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	mnl_attr_put(nlh, IFA_LOCAL, family == AF_INET ? 4 : 16, addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, family == AF_INET ? 4 : 16, addr);
+	return rtnl_talk(nlh);
+}
+
+/* RTM_NEWLINK of a given kind; *linkinfo is left open for the caller. */
+static struct nlmsghdr *newlink_header(char *buf, const char *name,
+				       const char *kind,
+				       struct nlattr **linkinfo)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifm;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	*linkinfo = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
+	return nlh;
+}
+
+int bl_dummy_add(const char *name)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlattr *linkinfo;
+	struct nlmsghdr *nlh;
+
+	nlh = newlink_header(buf, name, "dummy", &linkinfo);
+	mnl_attr_nest_end(nlh, linkinfo);
+	return rtnl_talk(nlh);
+}
+
+int bl_veth_add(const char *name, const char *peer, int peer_nsfd)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlattr *linkinfo, *data, *peer_info;
+	struct ifinfomsg *pifm;
+	struct nlmsghdr *nlh;
+
+	nlh = newlink_header(buf, name, "veth", &linkinfo);
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	peer_info = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	pifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*pifm));
+	pifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	if (peer_nsfd >= 0)
+		mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, peer_nsfd);
+	mnl_attr_nest_end(nlh, peer_info);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, linkinfo);
+	return rtnl_talk(nlh);
+}
+
+int bl_netns_lo_up(struct bl_why *why)
+{
+	int err = bl_link_up("lo");
+
+	if (err)
+		return bl_why_set(why, err, "cannot bring lo up: %s",
+				  strerror(-err));
+	return 0;
+}
+
+int bl_netns_enter(struct bl_why *why)
+{
+	if (unshare(CLONE_NEWNET))
+		return bl_why_set(why, errno,
+				  "cannot create a network namespace (unshare CLONE_NEWNET): %s%s",
+				  strerror(errno),
+				  errno == EPERM ? "; needs root or CAP_SYS_ADMIN" : "");
+	return bl_netns_lo_up(why);
+}
+
+int bl_netns_current(void)
+{
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int bl_netns_switch(int nsfd)
+{
+	return setns(nsfd, CLONE_NEWNET) ? -errno : 0;
+}
+
+int bl_netns_create(struct bl_why *why)
+{
+	int home, fresh, err;
+
+	home = bl_netns_current();
+	if (home < 0)
+		return bl_why_set(why, home, "cannot open /proc/self/ns/net");
+	err = bl_netns_enter(why);
+	if (err) {
+		close(home);
+		return err;
+	}
+	fresh = bl_netns_current();
+	err = bl_netns_switch(home);
+	close(home);
+	if (fresh < 0 || err) {
+		if (fresh >= 0)
+			close(fresh);
+		return bl_why_set(why, err ? err : fresh,
+				  "cannot return to the first namespace");
+	}
+	return fresh;
+}
+
+bool bl_ipv6_usable(struct bl_why *why)
+{
+	struct sockaddr_in6 sa = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT,
+	};
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	bool ok;
+
+	if (fd < 0) {
+		bl_why_set(why, errno, "IPv6 not available: socket(AF_INET6): %s",
+			   strerror(errno));
+		return false;
+	}
+	ok = !bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (!ok)
+		bl_why_set(why, errno, "IPv6 not usable: bind([::1]): %s",
+			   strerror(errno));
+	close(fd);
+	return ok;
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON results through jansson. Every result carries what a reader needs
+ * to trust a figure: kernel, CPU, clocksource, the sysctls that shape the
+ * measurement (read inside the namespace that was measured), and the
+ * harness version and schema so that compare can refuse what it cannot
+ * compare.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bindlab.h"
+
+static const char * const env_sysctls[] = {
+	"net/ipv4/ip_local_port_range",
+	"net/ipv4/tcp_tw_reuse",
+	"net/ipv4/tcp_tw_reuse_delay",
+	"net/ipv4/tcp_timestamps",
+	"net/ipv4/tcp_max_tw_buckets",
+	"net/core/somaxconn",
+};
+
+static json_t *first_line_after(const char *path, const char *key)
+{
+	char line[512], *colon, *nl;
+	json_t *val = NULL;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return json_null();
+	while (!val && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, strlen(key)))
+			continue;
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		for (colon++; *colon == ' ' || *colon == '\t'; colon++)
+			;
+		nl = strchr(colon, '\n');
+		if (nl)
+			*nl = '\0';
+		val = json_string(colon);
+	}
+	fclose(f);
+	return val ? val : json_null();
+}
+
+static json_t *file_string(const char *path)
+{
+	char buf[256], *nl;
+	FILE *f = fopen(path, "re");
+	json_t *val = NULL;
+
+	if (!f)
+		return json_null();
+	if (fgets(buf, sizeof(buf), f)) {
+		nl = strchr(buf, '\n');
+		if (nl)
+			*nl = '\0';
+		val = json_string(buf);
+	}
+	fclose(f);
+	return val ? val : json_null();
+}
+
+json_t *bl_env_json(void)
+{
+	json_t *env = json_object(), *sysctls = json_object();
+	char buf[128], stamp[32];
+	struct utsname u;
+	time_t now = time(NULL);
+	size_t i;
+
+	if (!uname(&u)) {
+		json_object_set_new(env, "kernel_release", json_string(u.release));
+		json_object_set_new(env, "kernel_version", json_string(u.version));
+		json_object_set_new(env, "machine", json_string(u.machine));
+	}
+	json_object_set_new(env, "cpu_model",
+			    first_line_after("/proc/cpuinfo", "model name"));
+	json_object_set_new(env, "nproc",
+			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(env, "clocksource",
+			    file_string("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+	for (i = 0; i < sizeof(env_sysctls) / sizeof(env_sysctls[0]); i++) {
+		if (bl_sysctl_read(env_sysctls[i], buf, sizeof(buf)))
+			continue;
+		json_object_set_new(sysctls, env_sysctls[i], json_string(buf));
+	}
+	json_object_set_new(env, "sysctls", sysctls);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_object_set_new(env, "time", json_string(stamp));
+	json_object_set_new(env, "harness_version", json_string(BINDLAB_VERSION));
+	return env;
+}
+
+json_t *bl_result_new(const char *tool, const char *case_id)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "schema", json_string(BINDLAB_SCHEMA));
+	json_object_set_new(r, "schema_version",
+			    json_integer(BINDLAB_SCHEMA_VERSION));
+	json_object_set_new(r, "harness_version", json_string(BINDLAB_VERSION));
+	json_object_set_new(r, "tool", json_string(tool));
+	json_object_set_new(r, "case", json_string(case_id));
+	json_object_set_new(r, "env", bl_env_json());
+	return r;
+}
+
+json_t *bl_stats_json(const struct bl_stats *st)
+{
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:[f, f]}",
+			 "n", (json_int_t)st->n, "min", st->min,
+			 "median", st->p50, "p90", st->p90, "p99", st->p99,
+			 "max", st->max, "mean", st->mean,
+			 "stddev", st->stddev,
+			 "median_ci95", st->ci_lo, st->ci_hi);
+}
+
+json_t *bl_u64_array_json(const uint64_t *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+json_t *bl_double_array_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+int bl_json_save(json_t *root, const char *path)
+{
+	char tmp[4096];
+	int n;
+
+	if (!strcmp(path, "-")) {
+		if (json_dumpf(root, stdout, JSON_INDENT(1) | JSON_SORT_KEYS))
+			return -EIO;
+		putchar('\n');
+		return 0;
+	}
+	/* A reader never sees half a file, even if we are killed. */
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path)) {
+		n = -errno;
+		unlink(tmp);
+		return n;
+	}
+	return 0;
+}

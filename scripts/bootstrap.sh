@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what the suite needs, the one place that knows the package names.
+# Used by the Makefile (build), run.sh (run) and .ci/run (ci).
+#   bootstrap.sh build|run|ci
+# On Debian/Ubuntu as root, missing packages are installed with apt-get.
+# Elsewhere the exact package names are printed and the exit status is 2.
+set -u
+
+usage() {
+	echo "usage: $0 build|run|ci" >&2
+	exit 2
+}
+
+[ $# -eq 1 ] || usage
+
+build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2"
+run_pkgs="gnuplot-nox"
+ci_pkgs="clang shellcheck valgrind git"
+
+case "$1" in
+build) want="$build_pkgs" ;;
+run) want="$build_pkgs $run_pkgs" ;;
+ci) want="$build_pkgs $run_pkgs $ci_pkgs" ;;
+*) usage ;;
+esac
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# The kselftest harness headers come from a kernel tree when one is given
+# (KDIR or KSFT_DIR) or found around us; otherwise from linux-source-*.
+need_linux_source() {
+	[ -n "${KSFT_DIR:-}" ] && [ -f "${KSFT_DIR}/kselftest_harness.h" ] && return 1
+	[ -n "${KDIR:-}" ] && [ -f "${KDIR}/tools/testing/selftests/kselftest_harness.h" ] && return 1
+	compgen -G '/usr/src/linux-source-*.tar.*' >/dev/null && return 1
+	return 0
+}
+
+missing=""
+if command -v dpkg-query >/dev/null 2>&1; then
+	for p in $want; do
+		installed "$p" || missing="$missing $p"
+	done
+	need_linux_source && missing="$missing linux-source-6.12"
+else
+	# Not Debian: check by command and header instead of package.
+	for c in gcc make pkg-config ip; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	pkg-config --exists libmnl jansson 2>/dev/null || missing="$missing libmnl jansson"
+fi
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "bootstrap: installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086
+	if ! apt-get install -y -q $missing >/dev/null 2>&1; then
+		apt-get update -q >/dev/null 2>&1
+		# shellcheck disable=SC2086
+		apt-get install -y -q $missing >/dev/null || {
+			echo "bootstrap: apt-get install$missing failed" >&2
+			exit 2
+		}
+	fi
+	exit 0
+fi
+
+echo "bootstrap: missing:$missing" >&2
+if command -v dpkg-query >/dev/null 2>&1; then
+	echo "bootstrap: as root run: apt-get install$missing" >&2
+else
+	echo "bootstrap: install the equivalents of: gcc make pkg-config libmnl-dev libjansson-dev iproute2 linux-source (kselftest headers), or set KDIR to a kernel tree" >&2
+fi
+exit 2

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unpack the kselftest harness (lib.mk, kselftest_harness.h, kselftest.h,
+# the runner) and checkpatch.pl from Debian's linux-source-* tarball into
+# a cache directory. They are dependencies, never part of this repository.
+#   ksft-headers.sh DEST
+set -eu
+
+[ $# -eq 1 ] || { echo "usage: $0 DEST" >&2; exit 2; }
+dest=$1
+
+# Prefer 6.12: its harness has XFAIL support and it is the kernel the
+# kernel lab builds. Any other linux-source works for the headers.
+tarball=""
+for t in /usr/src/linux-source-6.12.tar.xz /usr/src/linux-source-*.tar.*; do
+	[ -f "$t" ] && { tarball=$t; break; }
+done
+if [ -z "$tarball" ]; then
+	echo "ksft-headers: no /usr/src/linux-source-*.tar.* (apt-get install linux-source-6.12), or set KDIR" >&2
+	exit 2
+fi
+
+top=$(basename "$tarball")
+top=${top%.tar.*}
+mkdir -p "$(dirname "$dest")"
+tmp=$(mktemp -d "${dest%/}.tmp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+tar -xf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
+	"$top/tools/testing/selftests/lib.mk" \
+	"$top/tools/testing/selftests/kselftest.h" \
+	"$top/tools/testing/selftests/kselftest_harness.h" \
+	"$top/tools/testing/selftests/kselftest/*" \
+	"$top/scripts/checkpatch.pl" \
+	"$top/scripts/spelling.txt" \
+	"$top/scripts/const_structs.checkpatch"
+echo "$tarball" > "$tmp/SOURCE"
+# Publish atomically: a half-unpacked cache must never look complete.
+rm -rf "$dest"
+mv "$tmp" "$dest"
+trap - EXIT
