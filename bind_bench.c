@@ -12,7 +12,9 @@
  *   reuseaddr same 16000: 1724.143 ms
  */
 #include <errno.h>
+#include <ctype.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,7 +139,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:p:r:w:b:j:qh", longopts,
+	while ((c = getopt_long(argc, argv, "+:f:p:r:w:b:j:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -173,9 +175,15 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case ':':
 			usage_error("option %s needs a value", argv[optind - 1]);
 		default:
+			if (optopt)
+				usage_error("unknown option -%c", optopt);
 			usage_error("unknown option %s", argv[optind - 1]);
 		}
 	}
+	for (c = optind; c < argc; c++)
+		if (argv[c][0] == '-' && argv[c][1] && !isdigit(argv[c][1]))
+			usage_error("option %s after the arguments: options go first",
+				    argv[c]);
 	if (argc - optind != 3)
 		usage_error("expected 3 arguments (mode, addresses, N), got %d",
 			    argc - optind);
@@ -394,7 +402,7 @@ int main(int argc, char **argv)
 	int ret = BL_EXIT_PASS;
 	struct opts o;
 
-	prog = argv[0];
+	prog = basename(argv[0]);
 	parse_args(&o, argc, argv);
 	total_rounds = o.warmup + o.rounds;
 	out_size = sizeof(struct round_out) + o.spec.n * sizeof(uint64_t);

@@ -14,8 +14,10 @@ int bl_parse_long(const char *s, long min, long max, long *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end)
+	if (*end || end == s)
 		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers of the kernel lab scripts (build.sh, vm.sh, ab.sh,
+# bisect.sh and tests/kernel_lab_test.sh). Sourced, never run.
+
+BINDLAB_CACHE=${BINDLAB_CACHE:-$HOME/.cache/bindlab}
+# Builds and VMs share two cores with timing-sensitive benchmarks.
+BINDLAB_NICE=${BINDLAB_NICE:-19}
+BL_KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BL_REPO_DIR=$(cd "$BL_KERNEL_DIR/.." && pwd)
+BL_PROG=${BL_PROG:-$(basename "$0")}
+
+# The four cases of the seed-000 table, as bind_bench MODE ADDRESSES.
+BL_SEED_CASES=("reuseaddr same" "reuseaddr alternate"
+	       "reuseport same" "reuseport alternate")
+
+bl_log()
+{
+	echo "$BL_PROG: $*" >&2
+}
+
+# Bad command line: one line, exit 2 (bisect.sh overrides BL_USAGE_EXIT).
+bl_usage_error()
+{
+	echo "$BL_PROG: $* (see --help)" >&2
+	exit "${BL_USAGE_EXIT:-2}"
+}
+
+bl_die()
+{
+	local rc=$1
+
+	shift
+	bl_log "error: $*"
+	exit "$rc"
+}
+
+bl_nice()
+{
+	nice -n "$BINDLAB_NICE" "$@"
+}
+
+bl_is_uint()
+{
+	[[ $1 =~ ^[0-9]+$ ]]
+}
+
+# Option value present and not another option: bl_need_arg OPT "$#" VALUE
+bl_need_arg()
+{
+	if [ "$2" -lt 2 ] || [[ $3 == -* && $3 != - ]]; then
+		bl_usage_error "$1 needs a value"
+	fi
+}
+
+bl_short_hash()
+{
+	cksum | awk '{ printf "%08x\n", $1 }'
+}
+
+# Median, min and max of the numbers on stdin, one per line:
+# prints "median min max n", or nothing for no input.
+bl_median()
+{
+	sort -g | awk '{ v[NR] = $1 }
+		END {
+			if (!NR)
+				exit
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR
+		}'
+}
+
+# Per-round totals of one bind_bench case from its text output (any number
+# of output logs): bl_bench_totals "MODE ADDRESSES" FILE...
+bl_bench_field()
+{
+	local field=$1 case=$2
+
+	shift 2
+	# bind_bench prints its parameters, then one "round=" line per round;
+	# a case starts at its "mode=" line.
+	awk -v m="${case% *}" -v a="${case#* }" -v f="$field" '
+		/^mode=/ { want = ($1 == "mode=" m && $2 == "addresses=" a) }
+		want && /^round=/ {
+			for (i = 1; i <= NF; i++)
+				if (index($i, f "=") == 1)
+					print substr($i, length(f) + 2)
+		}' "$@"
+}
+
+bl_bench_totals()
+{
+	bl_bench_field total_ms "$@"
+}
+
+bl_bench_growth()
+{
+	bl_bench_field growth "$@"
+}

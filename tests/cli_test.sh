@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bind_bench as a user meets it: every bad input gives a one-line error
+# and exit 2, missing privilege or IPv6 gives exit 4, the output has the
+# seed's last line, the JSON holds real samples from which growth and the
+# curve recompute, and the host's network state is untouched, even by a
+# run killed midway.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+bb=$here/bind_bench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect STATUS MESSAGE-START ARGS...
+expect() {
+	local want=$1 msg=$2 got err
+	shift 2
+	"$bb" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	err=$(head -n 1 "$tmp/err")
+	if [ "$got" -eq "$want" ] && [[ "$err" == *"$msg"* ]]; then
+		tap_ok "bind_bench $* -> exit $want"
+	else
+		tap_not_ok "bind_bench $* -> exit $want" \
+			"got exit $got, first stderr line: $err" "wanted: $msg"
+	fi
+}
+
+expect 2 "expected 3 arguments"
+expect 2 "expected 3 arguments" reuseaddr same
+expect 2 "expected 3 arguments" reuseaddr same 10 extra
+expect 2 "unknown mode 'reuse'" reuse same 10
+expect 2 "N 0 out of range" reuseaddr same 0
+expect 2 "N -5 out of range" reuseaddr same -5
+expect 2 "N 'abc' is not a number" reuseaddr same abc
+expect 2 "N '10x' is not a number" reuseaddr same 10x
+expect 2 "N 99999999999999999999 out of range" reuseaddr same 99999999999999999999
+expect 2 "N 100000 does not fit: needs 100032 file descriptors" reuseaddr same 100000
+expect 2 "port 65536 out of range" -p 65536 reuseaddr same 10
+expect 2 "port -1 out of range" --port=-1 reuseaddr same 10
+expect 2 "address count K 0 out of range" reuseaddr 0 10
+expect 2 "address count K 'many' is not a number" reuseaddr many 10
+expect 2 "unknown option --bogus" --bogus reuseaddr same 10
+expect 2 "option -p needs a value" -p
+expect 2 "option -p after the arguments: options go first" reuseaddr same 10 -p 1
+expect 2 "rounds 0 out of range" -r 0 reuseaddr same 10
+expect 2 "unknown family '5'" -f 5 reuseaddr same 10
+expect 2 "empty --json file name" --json= reuseaddr same 10
+expect 2 "buckets 20 exceed N 10" reuseaddr same 10
+expect 0 "" --help
+
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	if setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$bb" -b 1 reuseaddr same 10 >/dev/null 2>"$tmp/err"; then
+		tap_not_ok "unprivileged run is a SKIP" "it ran"
+	else
+		rc=$?
+		if [ $rc -eq 4 ] && grep -q "SKIP: cannot create a network namespace" "$tmp/err"; then
+			tap_ok "unprivileged run is a SKIP (exit 4)"
+		else
+			tap_not_ok "unprivileged run is a SKIP" "exit $rc: $(head -n1 "$tmp/err")"
+		fi
+	fi
+	# IPv6 disabled inside a namespace of our own (the host keeps its own).
+	# shellcheck disable=SC2016 # $0 expands in the inner shell
+	unshare -n sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 &&
+		echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6 &&
+		exec "$0" --no-netns -f 6 -b 1 reuseaddr same 10' "$bb" \
+		>/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 4 ] && grep -q "SKIP: IPv6 not" "$tmp/err"; then
+		tap_ok "IPv6 disabled is a SKIP (exit 4)"
+	else
+		tap_not_ok "IPv6 disabled is a SKIP" "exit $rc: $(head -n1 "$tmp/err")"
+	fi
+else
+	tap_skip "unprivileged and no-IPv6 runs" "needs root and setpriv"
+fi
+
+# A real run: the seed's last line, and JSON whose figures recompute
+# from the raw samples it holds.
+host_net_state >"$tmp/state.before"
+if "$bb" -r 3 -b 10 --json "$tmp/r.json" reuseaddr alternate 2000 >"$tmp/out" 2>"$tmp/err"; then
+	tap_ok "bind_bench -r 3 reuseaddr alternate 2000 runs"
+else
+	tap_not_ok "bind_bench -r 3 reuseaddr alternate 2000 runs" "$(cat "$tmp/err")"
+fi
+if tail -n 1 "$tmp/out" | grep -Eq '^reuseaddr alternate 2000: [0-9]+\.[0-9]{3} ms$'; then
+	tap_ok "last line has the seed's form"
+else
+	tap_not_ok "last line has the seed's form" "$(tail -n 1 "$tmp/out")"
+fi
+if python3 "$here/tests/check_result.py" "$tmp/r.json" "$(tail -n 1 "$tmp/out")" >"$tmp/py" 2>&1; then
+	tap_ok "JSON: schema, raw samples, growth and curve recomputed"
+else
+	tap_not_ok "JSON: schema, raw samples, growth and curve recomputed" "$(cat "$tmp/py")"
+fi
+for fam in 6 mapped; do
+	if "$bb" -q -f $fam -p 0 -b 4 both 3 300 >"$tmp/out" 2>"$tmp/err"; then
+		tap_ok "family $fam, automatic port, 3 addresses"
+	else
+		tap_not_ok "family $fam, automatic port, 3 addresses" "$(cat "$tmp/err")"
+	fi
+done
+
+# Killed midway: the private namespace dies with the process.
+"$bb" -q -r 50 reuseaddr same 12000 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+sleep 0.5
+host_net_state >"$tmp/state.after"
+if diff -u "$tmp/state.before" "$tmp/state.after" >"$tmp/diff"; then
+	tap_ok "host network state unchanged by runs and a SIGKILL midway"
+else
+	tap_not_ok "host network state unchanged" "$(head -n 20 "$tmp/diff")"
+fi
+if pgrep -f "$bb" >/dev/null; then
+	tap_not_ok "no bind_bench left running" "$(pgrep -af "$bb")"
+else
+	tap_ok "no bind_bench left running"
+fi
+
+tap_done

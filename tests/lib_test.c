@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the bindlab library against values computed elsewhere:
+ * quantiles as numpy.percentile (linear), the sample standard deviation
+ * as Python's statistics.stdev, the Mann-Whitney U by counting pairs by
+ * hand and its p-value from the normal approximation with continuity
+ * correction (math.erfc), growth from medians of known ranges.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "kselftest_harness.h"
+#include "bindlab.h"
+
+#define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
+
+static const double one_to_ten[] = { 7, 3, 10, 1, 5, 9, 2, 8, 4, 6 };
+
+TEST(stats_known_values)
+{
+	struct bl_stats st;
+
+	ASSERT_EQ(0, bl_stats_compute(one_to_ten, 10, &st));
+	EXPECT_EQ(10, (int)st.n);
+	EXPECT_TRUE(NEAR(st.min, 1, 1e-12));
+	EXPECT_TRUE(NEAR(st.max, 10, 1e-12));
+	EXPECT_TRUE(NEAR(st.p50, 5.5, 1e-12));
+	EXPECT_TRUE(NEAR(st.p90, 9.1, 1e-12));
+	EXPECT_TRUE(NEAR(st.p99, 9.91, 1e-12));
+	EXPECT_TRUE(NEAR(st.mean, 5.5, 1e-12));
+	EXPECT_TRUE(NEAR(st.stddev, 3.0276503540974917, 1e-12));
+	EXPECT_TRUE(st.ci_lo <= st.p50 && st.p50 <= st.ci_hi);
+	EXPECT_TRUE(st.ci_lo >= 1 && st.ci_hi <= 10);
+}
+
+TEST(stats_single_and_empty)
+{
+	const double v = 42;
+	struct bl_stats st;
+
+	ASSERT_EQ(0, bl_stats_compute(&v, 1, &st));
+	EXPECT_TRUE(NEAR(st.p50, 42, 0) && NEAR(st.p99, 42, 0));
+	EXPECT_TRUE(NEAR(st.stddev, 0, 0));
+	EXPECT_TRUE(NEAR(st.ci_lo, 42, 0) && NEAR(st.ci_hi, 42, 0));
+	EXPECT_NE(0, bl_stats_compute(&v, 0, &st));
+	EXPECT_TRUE(isnan(bl_median(&v, 0)));
+}
+
+TEST(bootstrap_is_deterministic)
+{
+	double lo1, hi1, lo2, hi2;
+
+	ASSERT_EQ(0, bl_bootstrap_median_ci(one_to_ten, 10, 500, 7, &lo1, &hi1));
+	ASSERT_EQ(0, bl_bootstrap_median_ci(one_to_ten, 10, 500, 7, &lo2, &hi2));
+	EXPECT_TRUE(lo1 == lo2 && hi1 == hi2);
+	EXPECT_TRUE(lo1 < 5.5 && hi1 > 5.5);
+}
+
+TEST(ratio_ci_of_scaled_samples)
+{
+	double a[40], b[40], lo, hi;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		a[i] = 100 + (i * 37 % 11);
+		b[i] = 3 * a[i];
+	}
+	ASSERT_EQ(0, bl_bootstrap_ratio_ci(a, 40, b, 40, 1000, 1, &lo, &hi));
+	EXPECT_TRUE(lo > 2.8 && hi < 3.2);
+	EXPECT_TRUE(lo <= 3.0 + 1e-9 || hi >= 3.0 - 1e-9);
+}
+
+TEST(mann_whitney_known_values)
+{
+	const double x[] = { 1.1, 2.2, 3.3, 4.4, 5.5 };
+	const double y[] = { 6.6, 7.7, 8.8, 9.9, 10.1, 11.0 };
+	const double tx[] = { 1, 2, 2, 3, 3, 3, 4 };
+	const double ty[] = { 3, 4, 4, 5, 5, 6 };
+
+	/* U = 0 of 30 pairs: z = (15 - 0.5) / sqrt(30). */
+	EXPECT_TRUE(NEAR(bl_mann_whitney_p(x, 5, y, 6), 0.008113117265565782,
+			 1e-9));
+	EXPECT_TRUE(NEAR(bl_mann_whitney_p(y, 6, x, 5), 0.008113117265565782,
+			 1e-9));
+	/* U = 3.5 counted by hand; tie correction t^3 - t per tied group. */
+	EXPECT_TRUE(NEAR(bl_mann_whitney_p(tx, 7, ty, 6), 0.012999854364387314,
+			 1e-9));
+	EXPECT_TRUE(NEAR(bl_mann_whitney_p(x, 5, x, 5), 1.0, 1e-12));
+}
+
+TEST(growth_and_curve)
+{
+	uint64_t ns[1000];
+	double curve[4];
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		ns[i] = 100 + i;
+	/* median(1000..1099) / median(100..199) */
+	EXPECT_TRUE(NEAR(bl_growth(ns, 1000), 1049.5 / 149.5, 1e-12));
+	ASSERT_EQ(0, bl_curve(ns, 1000, 4, curve));
+	EXPECT_TRUE(NEAR(curve[0], 224.5, 1e-12));
+	EXPECT_TRUE(NEAR(curve[3], 974.5, 1e-12));
+	EXPECT_NE(0, bl_curve(ns, 3, 4, curve));
+	for (i = 0; i < 1000; i++)
+		ns[i] = 1234;
+	EXPECT_TRUE(NEAR(bl_growth(ns, 1000), 1.0, 1e-12));
+}
+
+TEST(parse_long_strict)
+{
+	long v = -7;
+
+	EXPECT_EQ(0, bl_parse_long("16000", 1, 100000, &v));
+	EXPECT_EQ(16000, v);
+	EXPECT_EQ(-EINVAL, bl_parse_long("12abc", 1, 100, &v));
+	EXPECT_EQ(-EINVAL, bl_parse_long("", 1, 100, &v));
+	EXPECT_EQ(-EINVAL, bl_parse_long(" 3", 1, 100, &v));
+	EXPECT_EQ(-EINVAL, bl_parse_long("+3", 1, 100, &v));
+	EXPECT_EQ(-ERANGE, bl_parse_long("99999999999999999999999", 1, 100, &v));
+	EXPECT_EQ(-ERANGE, bl_parse_long("0", 1, 100, &v));
+	EXPECT_EQ(-ERANGE, bl_parse_long("-1", 0, 100, &v));
+	EXPECT_EQ(16000, v);
+}
+
+TEST(bind_addresses)
+{
+	struct bl_bind_spec spec = { .family = BL_FAM_INET, .naddrs = 2 };
+	struct sockaddr_storage ss;
+	char buf[INET6_ADDRSTRLEN];
+	enum bl_family f;
+
+	ASSERT_EQ(sizeof(struct sockaddr_in), bl_bind_addr(&spec, 3, 40000, &ss));
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, buf, sizeof(buf));
+	EXPECT_STREQ("127.0.0.2", buf);
+	EXPECT_EQ(40000, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	spec.family = BL_FAM_MAPPED;
+	bl_bind_addr(&spec, 2, 1, &ss);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, buf, sizeof(buf));
+	EXPECT_STREQ("::ffff:127.0.0.1", buf);
+	spec.family = BL_FAM_INET6;
+	bl_bind_addr(&spec, 0, 1, &ss);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, buf, sizeof(buf));
+	EXPECT_STREQ("::1", buf);
+	bl_bind_addr(&spec, 1, 1, &ss);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, buf, sizeof(buf));
+	EXPECT_STREQ("2001:db8::1", buf);
+	EXPECT_EQ(0, bl_family_parse("mapped", &f));
+	EXPECT_EQ((int)BL_FAM_MAPPED, (int)f);
+	EXPECT_NE(0, bl_family_parse("5", &f));
+}
+
+TEST(json_round_trip)
+{
+	char path[] = "/tmp/bindlab_json_XXXXXX";
+	struct bl_stats st, back;
+	json_error_t jerr;
+	json_t *root, *in, *s;
+	int fd;
+
+	ASSERT_EQ(0, bl_stats_compute(one_to_ten, 10, &st));
+	root = bl_result_new("lib_test", "case.\"quoted\"\n\\id");
+	json_object_set_new(root, "stats", bl_stats_json(&st));
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, bl_json_save(root, path));
+	in = json_load_file(path, 0, &jerr);
+	unlink(path);
+	ASSERT_NE(NULL, in);
+	EXPECT_STREQ(BINDLAB_SCHEMA,
+		     json_string_value(json_object_get(in, "schema")));
+	EXPECT_STREQ("case.\"quoted\"\n\\id",
+		     json_string_value(json_object_get(in, "case")));
+	ASSERT_NE(NULL, json_object_get(json_object_get(in, "env"),
+					"kernel_release"));
+	s = json_object_get(in, "stats");
+	ASSERT_EQ(0, json_unpack(s, "{s:F, s:F, s:F, s:[F, F]}",
+				 "median", &back.p50, "p90", &back.p90,
+				 "stddev", &back.stddev, "median_ci95",
+				 &back.ci_lo, &back.ci_hi));
+	EXPECT_TRUE(back.p50 == st.p50 && back.p90 == st.p90);
+	EXPECT_TRUE(back.stddev == st.stddev && back.ci_hi == st.ci_hi);
+	json_decref(root);
+	json_decref(in);
+}
+
+TEST(known_regressions)
+{
+	char path[] = "/tmp/bindlab_xfail_XXXXXX";
+	FILE *f;
+	int fd;
+
+	unsetenv("BINDLAB_XFAIL");
+	unsetenv("BINDLAB_XFAIL_FILE");
+	EXPECT_FALSE(bl_known_regression("a.b.c"));
+	setenv("BINDLAB_XFAIL", "x.y.z, a.*.c", 1);
+	EXPECT_TRUE(bl_known_regression("a.b.c"));
+	EXPECT_FALSE(bl_known_regression("a.b.d"));
+	unsetenv("BINDLAB_XFAIL");
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	f = fdopen(fd, "w");
+	fprintf(f, "# comment\nfix.var.t  *\nfix.other.t  0.0.0-none  # never this kernel\n");
+	fclose(f);
+	setenv("BINDLAB_XFAIL_FILE", path, 1);
+	EXPECT_TRUE(bl_known_regression("fix.var.t"));
+	EXPECT_FALSE(bl_known_regression("fix.other.t"));
+	unsetenv("BINDLAB_XFAIL_FILE");
+	unlink(path);
+}
+
+TEST(fd_reserve_reports_need)
+{
+	struct bl_why why = { "" };
+	long hard = bl_fd_hard_limit();
+
+	ASSERT_LT(0, hard);
+	if (hard > 1L << 30)
+		SKIP(return, "RLIMIT_NOFILE is unlimited");
+	if (bl_fd_reserve(hard + 1000, &why) == 0)
+		SKIP(return, "CAP_SYS_RESOURCE raised the hard limit");
+	EXPECT_NE(NULL, strstr(why.msg, "needs"));
+	EXPECT_EQ(0, bl_fd_reserve(16, &why));
+}
+
+/* sysctl writes land in the private namespace, never the caller's. */
+TEST(sysctl_in_private_netns)
+{
+	char before[64], after[64];
+	struct bl_why why;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, bl_sysctl_read("net/ipv4/ip_local_port_range", before,
+				    sizeof(before)));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		long v = 0;
+
+		if (bl_netns_enter(&why))
+			_exit(KSFT_SKIP);
+		if (bl_sysctl_write("net/ipv4/ip_local_port_range", "40000 40009") ||
+		    bl_sysctl_read_long("net/ipv4/tcp_timestamps", &v) ||
+		    bl_addr_add("lo", "2001:db8::77/128") ||
+		    bl_addr_add("lo", "2001:db8::77/128") != -EEXIST)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WEXITSTATUS(status) == KSFT_SKIP)
+		SKIP(return, "no network namespace");
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, bl_sysctl_read("net/ipv4/ip_local_port_range", after,
+				    sizeof(after)));
+	EXPECT_STREQ(before, after);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command (make check): unit tests of the library, the
+# command-line contract, the kselftests under kselftest's own runner, the
+# result-file tools and, unless BINDLAB_KERNEL_LAB=0, the kernel lab proof.
+# Every component speaks TAP/KTAP; this adds up the individual cases and
+# ends with one line: "check: N passed, N failed, N skipped".
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+pass=0 fail=0 skip=0 xfail=0
+failed_parts=""
+
+# count FILE: add up the TAP results of one component.
+count() {
+	local p f s x
+	# Nested KTAP from the kselftest runner is prefixed with "# ".
+	p=$(grep -Ec '^(# )?ok [0-9]+ ' "$1")
+	s=$(grep -Ec '^(# )?ok [0-9]+ .*# SKIP' "$1")
+	x=$(grep -Ec '^(# )?ok [0-9]+ .*# XFAIL' "$1")
+	f=$(grep -Ec '^(# )?not ok [0-9]+ ' "$1")
+	pass=$((pass + p - s - x))
+	skip=$((skip + s))
+	xfail=$((xfail + x))
+	fail=$((fail + f))
+	echo "$p $f $s $x"
+}
+
+run_part() {
+	local name=$1 rc p f s x
+	shift
+	echo "== $name: $*"
+	"$@" >"$log/$name" 2>&1
+	rc=$?
+	grep -E '^(# )?(not )?ok [0-9]+ |^# (Totals|PASSED|FAILED)|^not ok|^# .*(SKIP|XFAIL)' "$log/$name" | sed 's/^/  /'
+	read -r p f s x < <(count "$log/$name")
+	echo "== $name: exit $rc; $((p - s - x)) passed, $f failed, $s skipped, $x xfail"
+	# Exit 4 is a whole-component SKIP; any other non-zero with no failing
+	# case (a crash, a timeout) still counts as one failure.
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
+		fail=$((fail + 1))
+		tail -n 20 "$log/$name" | sed 's/^/  | /'
+	fi
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
+		failed_parts="$failed_parts $name"
+	fi
+}
+
+run_part unit "$here/tests/lib_test"
+run_part cli "$here/tests/cli_test.sh"
+run_part kselftest make -s -C "$here" run_tests
+[ -x "$here/tests/compare_test.sh" ] && run_part compare "$here/tests/compare_test.sh"
+if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] && [ -x "$here/tests/kernel_lab_test.sh" ]; then
+	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+fi
+
+[ "$xfail" -gt 0 ] && echo "xfail: $xfail declared known regressions of this kernel (counted as passed)"
+[ -n "$failed_parts" ] && echo "failed components:$failed_parts"
+echo "check: $((pass + xfail)) passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ] && [ -z "$failed_parts" ]
