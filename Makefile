@@ -8,7 +8,7 @@
 #    directory), else unpacked from Debian's linux-source-* into a cache.
 
 TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback
-TEST_GEN_FILES := bind_bench
+TEST_GEN_FILES := bind_bench bindlab_results
 
 here := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 BINDLAB_CACHE ?= $(HOME)/.cache/bindlab

@@ -338,6 +338,27 @@ static void summary_free(struct summary *s)
 	free(s->curve_median);
 }
 
+/*
+ * O(1) bind() keeps the growth near 1. Growth beyond the limit means each
+ * bind scans the owners of the port: on a fresh port with reuse options
+ * set, the fastreuse caches should have spared that scan.
+ */
+static json_t *verdict_json(const struct summary *s)
+{
+	char reason[256];
+
+	if (s->growth.p50 <= BL_GROWTH_LIMIT)
+		return json_pack("{s:s, s:f, s:f}", "status", "pass",
+				 "growth", s->growth.p50,
+				 "limit", BL_GROWTH_LIMIT);
+	snprintf(reason, sizeof(reason),
+		 "bind() cost grows with the number of owners: growth %.2f > %.1f; fastreuse caches not initialized on first bind? (Fixes: 8002d44fe84d)",
+		 s->growth.p50, BL_GROWTH_LIMIT);
+	return json_pack("{s:s, s:s, s:f, s:f}", "status", "regressed",
+			 "reason", reason, "growth", s->growth.p50,
+			 "limit", BL_GROWTH_LIMIT);
+}
+
 static int write_json(const struct opts *o, const char *case_id,
 		      struct round_out **outs, const struct summary *s)
 {
@@ -359,6 +380,10 @@ static int write_json(const struct opts *o, const char *case_id,
 	curve = json_pack("{s:o, s:o}", "bound_before", starts, "median_ns",
 			  bl_double_array_json(s->curve_median, o->buckets));
 	json_object_set_new(root, "rounds", rounds);
+	json_object_set_new(root, "verdict", verdict_json(s));
+	json_object_set_new(root, "metric",
+			    bl_metric_json("total_ms", "ms", true, s->totals_ms,
+					   o->rounds));
 	json_object_set_new(root, "summary",
 			    json_pack("{s:o, s:o, s:o, s:o}",
 				      "total_ms", bl_stats_json(&s->total),

@@ -22,7 +22,14 @@
 
 #define BINDLAB_VERSION		"0.1.0"
 #define BINDLAB_SCHEMA		"bindlab.result"
+#define BINDLAB_RUN_SCHEMA	"bindlab.run"
 #define BINDLAB_SCHEMA_VERSION	1
+
+/*
+ * bind() cost growth (last 10% over first 10% of binds) above which the
+ * cost is taken to grow with the number of owners: O(1) gives ~1.
+ */
+#define BL_GROWTH_LIMIT		3.0
 
 /* Exit codes shared by every program (kselftest's, plus usage). */
 #define BL_EXIT_PASS	0
@@ -186,7 +193,40 @@ json_t *bl_env_json(void);
 json_t *bl_stats_json(const struct bl_stats *st);
 json_t *bl_u64_array_json(const uint64_t *v, size_t n);
 json_t *bl_double_array_json(const double *v, size_t n);
+/*
+ * The figure compare reads: one sample per round (rounds are the
+ * independent repetitions), its unit and which direction is better.
+ */
+json_t *bl_metric_json(const char *name, const char *unit,
+		       bool lower_is_better, const double *samples, size_t n);
 /* Write atomically (temp file + rename); "-" is stdout. */
 int bl_json_save(json_t *root, const char *path);
+
+/* ---- runfile.c: reading result files back ---- */
+
+/* Load and validate a run file or a single result; NULL with why set. */
+json_t *bl_run_load(const char *path, struct bl_why *why);
+int bl_run_validate(json_t *root, const char *what, struct bl_why *why);
+/* The results of a validated file as an array (new reference). */
+json_t *bl_run_cases(json_t *root);
+
+/* ---- compare.c: before/after of one case ---- */
+
+struct bl_cmp_row {
+	char case_id[160], metric[32], unit[16];
+	bool lower_better;
+	double before, after;		/* medians of the rounds */
+	double ratio, ratio_lo, ratio_hi;	/* after/before, bootstrap 95% CI */
+	double p;			/* Mann-Whitney, two-sided */
+	int rounds_before, rounds_after;
+	bool significant, regression;
+	char verdict[48];
+	char skipped[160];		/* why not compared, or empty */
+};
+
+/* threshold_pct < 0: never flag a regression. */
+int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
+		    struct bl_cmp_row *row);
+json_t *bl_cmp_row_json(const struct bl_cmp_row *row);
 
 #endif /* BINDLAB_H */

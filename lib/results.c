@@ -142,6 +142,14 @@ json_t *bl_double_array_json(const double *v, size_t n)
 	return a;
 }
 
+json_t *bl_metric_json(const char *name, const char *unit,
+		       bool lower_is_better, const double *samples, size_t n)
+{
+	return json_pack("{s:s, s:s, s:s, s:o}", "name", name, "unit", unit,
+			 "better", lower_is_better ? "lower" : "higher",
+			 "samples", bl_double_array_json(samples, n));
+}
+
 int bl_json_save(json_t *root, const char *path)
 {
 	char tmp[4096];

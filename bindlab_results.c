@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bindlab_results: the result files' one reader and writer for run.sh.
+ *   merge OUT [--ktap NAME=FILE]... [RESULT.json]...   bundle a run
+ *   summary RUN.json                                   one-screen summary
+ *   compare [--threshold PCT] [--json OUT] BEFORE AFTER
+ *   curve RUN.json DIR                                 plot data per case
+ * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bindlab.h"
+
+static const char *prog = "bindlab_results";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s merge OUT [--ktap NAME=FILE]... [RESULT.json]...\n"
+		"       %s summary RUN.json\n"
+		"       %s compare [--threshold PCT] [--json OUT] BEFORE.json AFTER.json\n"
+		"       %s curve RUN.json DIR\n"
+		"exit: 0 ok, 1 regression beyond --threshold, 2 bad input\n",
+		prog, prog, prog, prog);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(BL_EXIT_USAGE);
+}
+
+static json_t *load_or_die(const char *path)
+{
+	struct bl_why why = { "" };
+	json_t *root = bl_run_load(path, &why);
+
+	if (!root)
+		die_usage("%s", why.msg);
+	return root;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* "ok 3 name # SKIP why" and friends, top-level lines only. */
+static json_t *parse_ktap(const char *program, const char *path)
+{
+	char line[1024], name[512], *hash, *nl;
+	json_t *tests = json_array();
+	const char *result, *reason;
+	int num, off;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		die_usage("--ktap %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		bool ok = !strncmp(line, "ok ", 3);
+
+		if (!ok && strncmp(line, "not ok ", 7))
+			continue;
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (sscanf(line + (ok ? 3 : 7), "%d %n", &num, &off) != 1)
+			continue;
+		snprintf(name, sizeof(name), "%s", line + (ok ? 3 : 7) + off);
+		hash = strstr(name, " # ");
+		reason = "";
+		result = ok ? "pass" : "fail";
+		if (hash) {
+			*hash = '\0';
+			reason = hash + 3;
+			if (!strncmp(reason, "SKIP", 4)) {
+				result = "skip";
+				reason += 4;
+			} else if (!strncmp(reason, "XFAIL", 5)) {
+				result = "xfail";
+				reason += 5;
+			} else if (!strncmp(reason, "XPASS", 5)) {
+				result = "xpass";
+				reason += 5;
+			}
+			reason += strspn(reason, " ");
+		}
+		json_array_append_new(tests, json_pack("{s:s, s:s, s:s, s:s}",
+			"program", program, "test", name, "result", result,
+			"reason", reason));
+	}
+	fclose(f);
+	return tests;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	json_t *run, *cases = json_array(), *tests = json_array(), *in, *c;
+	const char *out;
+	char *eq;
+	int a, err;
+
+	if (argc < 2)
+		die_usage("merge needs OUT");
+	out = argv[1];
+	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--ktap")) {
+			if (++a >= argc || !(eq = strchr(argv[a], '=')))
+				die_usage("--ktap needs NAME=FILE");
+			*eq = '\0';
+			c = parse_ktap(argv[a], eq + 1);
+			json_array_extend(tests, c);
+			json_decref(c);
+			continue;
+		}
+		in = load_or_die(argv[a]);
+		c = bl_run_cases(in);
+		json_array_extend(cases, c);
+		json_decref(c);
+		json_decref(in);
+	}
+	run = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o}",
+			"schema", BINDLAB_RUN_SCHEMA,
+			"schema_version", BINDLAB_SCHEMA_VERSION,
+			"harness_version", BINDLAB_VERSION,
+			"env", bl_env_json(), "cases", cases, "tests", tests);
+	err = bl_json_save(run, out);
+	json_decref(run);
+	if (err)
+		die_usage("cannot write %s: %s", out, strerror(-err));
+	return 0;
+}
+
+static double metric_median(json_t *metric, double *lo, double *hi)
+{
+	json_t *arr = json_object_get(metric, "samples"), *v;
+	size_t i, n = json_array_size(arr);
+	double *s = calloc(n ? n : 1, sizeof(*s)), m;
+
+	json_array_foreach(arr, i, v)
+		s[i] = json_number_value(v);
+	m = bl_median(s, n);
+	if (bl_bootstrap_median_ci(s, n, BL_BOOTSTRAP_ITERS, 0, lo, hi))
+		*lo = *hi = NAN;
+	free(s);
+	return m;
+}
+
+static const char *case_verdict(json_t *c, char *buf, size_t len)
+{
+	json_t *v = json_object_get(c, "verdict");
+	const char *status = str(v, "status");
+
+	if (!*status)
+		return "-";
+	if (!strcmp(status, "regressed") && bl_known_regression(str(c, "case")))
+		return "known regression";
+	snprintf(buf, len, "%s", status);
+	return buf;
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+	json_t *run, *cases, *tests, *c, *t, *env, *sum;
+	int counts[5] = {}, fails = 0;
+	static const char * const kinds[] = {
+		"pass", "fail", "xfail", "xpass", "skip",
+	};
+	char vbuf[64], extra[128];
+	double med, lo, hi;
+	size_t i, k;
+
+	if (argc != 2)
+		die_usage("summary needs RUN.json");
+	run = load_or_die(argv[1]);
+	env = json_object_get(run, "env");
+	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
+	       str(env, "kernel_release"), str(env, "cpu_model"),
+	       json_integer_value(json_object_get(env, "nproc")),
+	       str(env, "clocksource"), str(run, "harness_version"));
+
+	tests = json_object_get(run, "tests");
+	json_array_foreach(tests, i, t)
+		for (k = 0; k < 5; k++)
+			if (!strcmp(str(t, "result"), kinds[k]))
+				counts[k]++;
+	printf("\ntests: %d pass, %d fail, %d known regression (xfail), %d xpass, %d skipped\n",
+	       counts[0], counts[1], counts[2], counts[3], counts[4]);
+	json_array_foreach(tests, i, t) {
+		const char *r = str(t, "result");
+
+		if (!strcmp(r, "pass"))
+			continue;
+		printf("  %-17s %s.%s%s%s\n",
+		       !strcmp(r, "xfail") ? "known regression" :
+		       !strcmp(r, "skip") ? "skipped" :
+		       !strcmp(r, "fail") ? "FAIL (regressed)" : "XPASS",
+		       str(t, "program"), str(t, "test"),
+		       *str(t, "reason") ? ": " : "", str(t, "reason"));
+	}
+	fails = counts[1] + counts[3];
+
+	cases = bl_run_cases(run);
+	printf("\n%-44s %14s  %-21s %s\n", "benchmark case", "median",
+	       "95% CI of median", "details, verdict");
+	json_array_foreach(cases, i, c) {
+		json_t *m = json_object_get(c, "metric");
+
+		sum = json_object_get(c, "summary");
+		med = metric_median(m, &lo, &hi);
+		extra[0] = '\0';
+		if (json_object_get(sum, "growth"))
+			snprintf(extra, sizeof(extra),
+				 "per bind %.1f us, growth %.2f, ",
+				 json_number_value(json_object_get(json_object_get(sum, "per_bind_ns"), "median")) / 1000,
+				 json_number_value(json_object_get(json_object_get(sum, "growth"), "median")));
+		if (*str(sum, "regime"))
+			snprintf(extra, sizeof(extra), "%s, ",
+				 str(sum, "regime"));
+		printf("%-44s %10.3f %-3s  [%.3f, %.3f]  %s%s (%zu rounds)\n",
+		       str(c, "case"), med, str(m, "unit"), lo, hi, extra,
+		       case_verdict(c, vbuf, sizeof(vbuf)),
+		       json_array_size(json_object_get(m, "samples")));
+		if (!strcmp(vbuf, "regressed") &&
+		    strcmp(case_verdict(c, vbuf, sizeof(vbuf)),
+			   "known regression"))
+			fails++;
+		vbuf[0] = '\0';
+	}
+	json_decref(cases);
+	json_decref(run);
+	return fails ? BL_EXIT_FAIL : BL_EXIT_PASS;
+}
+
+static json_t *find_case(json_t *cases, const char *id)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cases, i, c)
+		if (!strcmp(str(c, "case"), id))
+			return c;
+	return NULL;
+}
+
+static void print_row(const struct bl_cmp_row *r)
+{
+	printf("%-44s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%.3g  %s\n",
+	       r->case_id, r->before, r->after, r->unit, r->ratio,
+	       r->ratio_lo, r->ratio_hi, r->p, r->verdict);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, 'j' },
+		{}
+	};
+	json_t *before, *after, *cb, *ca, *b, *a, *rows, *skipped, *out;
+	const char *json_out = NULL;
+	double threshold = -1;
+	struct bl_cmp_row row;
+	int c, regressions = 0;
+	size_t i;
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:t:j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			threshold = strtod(optarg, &end);
+			if (!*optarg || *end || !isfinite(threshold) ||
+			    threshold < 0 || threshold > 1e6)
+				die_usage("--threshold '%s' is not a percentage >= 0",
+					  optarg);
+			break;
+		case 'j':
+			if (!*optarg)
+				die_usage("empty --json file name");
+			json_out = optarg;
+			break;
+		case ':':
+			die_usage("option %s needs a value", argv[optind - 1]);
+		default:
+			die_usage("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		die_usage("compare needs BEFORE.json AFTER.json");
+	/* Load both before writing anything: bad input leaves no file. */
+	before = load_or_die(argv[optind]);
+	after = load_or_die(argv[optind + 1]);
+	cb = bl_run_cases(before);
+	ca = bl_run_cases(after);
+	rows = json_array();
+	skipped = json_array();
+
+	printf("%-44s %12s %12s      %-24s %-9s %s\n", "case", "before",
+	       "after", "after/before [95% CI]", "", "verdict");
+	json_array_foreach(cb, i, b) {
+		a = find_case(ca, str(b, "case"));
+		if (!a) {
+			json_array_append_new(skipped, json_pack("{s:s, s:s}",
+				"case", str(b, "case"),
+				"skipped", "only in BEFORE"));
+			continue;
+		}
+		if (bl_compare_case(b, a, threshold, &row))
+			die_usage("out of memory");
+		if (row.skipped[0]) {
+			json_array_append_new(skipped, bl_cmp_row_json(&row));
+			continue;
+		}
+		print_row(&row);
+		regressions += row.regression;
+		json_array_append_new(rows, bl_cmp_row_json(&row));
+	}
+	json_array_foreach(ca, i, a) {
+		if (!find_case(cb, str(a, "case")))
+			json_array_append_new(skipped, json_pack("{s:s, s:s}",
+				"case", str(a, "case"),
+				"skipped", "only in AFTER"));
+	}
+	json_array_foreach(skipped, i, b)
+		printf("%-44s not compared: %s\n", str(b, "case"),
+		       str(b, "skipped"));
+	printf("verdicts need p < 0.05 (Mann-Whitney over rounds) and a 95%% CI of the ratio excluding 1\n");
+	if (threshold >= 0)
+		printf("regressions beyond %.1f%%: %d\n", threshold, regressions);
+
+	if (json_out) {
+		out = json_pack("{s:s, s:i, s:s, s:s, s:f, s:o, s:o, s:i}",
+				"schema", "bindlab.compare",
+				"schema_version", BINDLAB_SCHEMA_VERSION,
+				"before", argv[optind],
+				"after", argv[optind + 1],
+				"threshold_pct", threshold, "rows", rows,
+				"skipped", skipped, "regressions", regressions);
+		c = bl_json_save(out, json_out);
+		json_decref(out);
+		if (c)
+			die_usage("cannot write %s: %s", json_out, strerror(-c));
+	} else {
+		json_decref(rows);
+		json_decref(skipped);
+	}
+	json_decref(cb);
+	json_decref(ca);
+	json_decref(before);
+	json_decref(after);
+	return regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
+}
+
+static int cmd_curve(int argc, char **argv)
+{
+	json_t *run, *cases, *c, *curve, *x, *y;
+	char path[4096];
+	size_t i, k;
+	FILE *f;
+
+	if (argc != 3)
+		die_usage("curve needs RUN.json DIR");
+	run = load_or_die(argv[1]);
+	if (mkdir(argv[2], 0755) && errno != EEXIST)
+		die_usage("cannot create %s: %s", argv[2], strerror(errno));
+	cases = bl_run_cases(run);
+	json_array_foreach(cases, i, c) {
+		curve = json_object_get(json_object_get(c, "summary"), "curve");
+		x = json_object_get(curve, "bound_before");
+		y = json_object_get(curve, "median_ns");
+		if (!json_array_size(x) || json_array_size(x) != json_array_size(y))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.dat", argv[2], str(c, "case"));
+		if (strchr(str(c, "case"), '/'))
+			die_usage("case id '%s' is not a file name", str(c, "case"));
+		f = fopen(path, "we");
+		if (!f)
+			die_usage("cannot write %s: %s", path, strerror(errno));
+		fprintf(f, "# %s: sockets already bound, median ns per bind\n",
+			str(c, "case"));
+		for (k = 0; k < json_array_size(x); k++)
+			fprintf(f, "%lld %.1f\n",
+				json_integer_value(json_array_get(x, k)),
+				json_number_value(json_array_get(y, k)));
+		fclose(f);
+		printf("%s\t%s\n", str(c, "case"), path);
+	}
+	json_decref(cases);
+	json_decref(run);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	prog = basename(argv[0]);
+	if (argc < 2)
+		die_usage("missing subcommand (merge, summary, compare, curve)");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "merge"))
+		return cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "summary"))
+		return cmd_summary(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "curve"))
+		return cmd_curve(argc - 1, argv + 1);
+	die_usage("unknown subcommand '%s'", argv[1]);
+}
