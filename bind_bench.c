@@ -50,7 +50,7 @@ struct round_out {
 
 static const char *prog = "bind_bench";
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s [options] reuseaddr|reuseport|both|none same|alternate|K N\n"
@@ -71,8 +71,8 @@ static void usage(FILE *f)
 		prog, DEFAULT_PORT, DEFAULT_BUCKETS);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-usage_error(const char *fmt, ...)
+static __noreturn __printf(1, 2)
+void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -81,7 +81,7 @@ usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	usage(stderr);
+	print_usage(stderr);
 	exit(BL_EXIT_USAGE);
 }
 
@@ -170,7 +170,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			o->netns = false;
 			break;
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			exit(BL_EXIT_PASS);
 		case ':':
 			usage_error("option %s needs a value", argv[optind - 1]);
@@ -282,6 +282,14 @@ static json_t *params_json(const struct opts *o)
 			 "warmup", (json_int_t)o->warmup,
 			 "buckets", (json_int_t)o->buckets,
 			 "netns", o->netns);
+}
+
+/* Case ids tell an explicit port from one the first bind picked. */
+static const char *port_kind(uint16_t port)
+{
+	if (port)
+		return "port";
+	return "auto";
 }
 
 struct summary {
@@ -437,7 +445,7 @@ int main(int argc, char **argv)
 
 	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
 		 o.mode, o.addrs,
-		 bl_family_name(o.spec.family), o.spec.port ? "port" : "auto",
+		 bl_family_name(o.spec.family), port_kind(o.spec.port),
 		 o.spec.n);
 	if (!o.quiet)
 		printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",

@@ -21,7 +21,7 @@
 
 static const char *prog = "bindlab_results";
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s merge OUT [--ktap NAME=FILE]... [RESULT.json]...\n"
@@ -32,8 +32,8 @@ static void usage(FILE *f)
 		prog, prog, prog, prog);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die_usage(const char *fmt, ...)
+static __noreturn __printf(1, 2)
+void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -122,7 +122,8 @@ static int cmd_merge(int argc, char **argv)
 	out = argv[1];
 	for (a = 2; a < argc; a++) {
 		if (!strcmp(argv[a], "--ktap")) {
-			if (++a >= argc || !(eq = strchr(argv[a], '=')))
+			eq = ++a < argc ? strchr(argv[a], '=') : NULL;
+			if (!eq)
 				die_usage("--ktap needs NAME=FILE");
 			*eq = '\0';
 			c = parse_ktap(argv[a], eq + 1);
@@ -415,7 +416,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die_usage("missing subcommand (merge, summary, compare, curve)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "merge"))

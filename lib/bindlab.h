@@ -31,6 +31,18 @@
  */
 #define BL_GROWTH_LIMIT		3.0
 
+/* The kernel's spelling of attributes, as in compiler_attributes.h. */
+#define BL_ATTRIBUTE(x)	__attribute__((x))
+#ifndef __printf
+#define __printf(a, b)	BL_ATTRIBUTE(format(printf, a, b))
+#endif
+#ifndef __noreturn
+#define __noreturn	BL_ATTRIBUTE(noreturn)
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Exit codes shared by every program (kselftest's, plus usage). */
 #define BL_EXIT_PASS	0
 #define BL_EXIT_FAIL	1
@@ -42,8 +54,8 @@ struct bl_why {
 	char msg[256];
 };
 
-int bl_why_set(struct bl_why *why, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+__printf(3, 4)
+int bl_why_set(struct bl_why *why, int err, const char *fmt, ...);
 
 /* ---- netns.c: namespaces and rtnetlink ---- */
 
@@ -172,6 +184,36 @@ void bl_bind_close(struct bl_bind_run *run);
 double bl_growth(const uint64_t *ns, size_t n);
 /* Median cost per bucket of n/buckets consecutive binds. */
 int bl_curve(const uint64_t *ns, size_t n, int buckets, double *median_ns);
+
+/* ---- crowd.c: a port crowded beyond one process's RLIMIT_NOFILE ---- */
+
+#define BL_CROWD_MAX_CHILDREN	64
+
+struct bl_crowd {
+	pid_t pids[BL_CROWD_MAX_CHILDREN];
+	int nchild;
+	int ctl;		/* children exit when it closes */
+	bool active;
+	long n;			/* sockets bound and held */
+	uint64_t fill_ns;	/* wall time of the fill */
+	uint64_t bind_ns;	/* bind() time summed over the children */
+};
+
+/*
+ * Bind spec->n sockets to spec->port (not 0) from child processes of the
+ * current namespace; they hold them until bl_crowd_release() or until the
+ * caller dies. A zeroed struct is safe to release.
+ */
+int bl_crowd_fill(struct bl_crowd *c, const struct bl_bind_spec *spec,
+		  struct bl_why *why);
+void bl_crowd_release(struct bl_crowd *c);
+
+/* ---- procnet.c: TCP states from /proc/net/tcp{,6} of this namespace ---- */
+
+/* Sockets in state (TCP_* of netinet/tcp.h) on local port lport (0: any). */
+long bl_tcp_count(int state, uint16_t lport);
+/* Wait until at least want such sockets exist; -ETIMEDOUT after ms. */
+int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
 
 /* ---- parse.c ---- */
 

@@ -26,7 +26,7 @@ static bool incidental(const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(incidental_params) / sizeof(*incidental_params); i++)
+	for (i = 0; i < ARRAY_SIZE(incidental_params); i++)
 		if (!strcmp(key, incidental_params[i]))
 			return true;
 	return false;
@@ -160,6 +160,13 @@ int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
 	return 0;
 }
 
+static const char *better_word(bool lower_better)
+{
+	if (lower_better)
+		return "lower";
+	return "higher";
+}
+
 json_t *bl_cmp_row_json(const struct bl_cmp_row *row)
 {
 	if (row->skipped[0])
@@ -168,7 +175,7 @@ json_t *bl_cmp_row_json(const struct bl_cmp_row *row)
 	return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:[f, f], s:f, s:i, s:i, s:b, s:b, s:s}",
 			 "case", row->case_id, "metric", row->metric,
 			 "unit", row->unit,
-			 "better", row->lower_better ? "lower" : "higher",
+			 "better", better_word(row->lower_better),
 			 "before_median", row->before,
 			 "after_median", row->after, "ratio", row->ratio,
 			 "ratio_ci95", row->ratio_lo, row->ratio_hi,

@@ -86,7 +86,7 @@ json_t *bl_env_json(void)
 			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(env, "clocksource",
 			    file_string("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
-	for (i = 0; i < sizeof(env_sysctls) / sizeof(env_sysctls[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(env_sysctls); i++) {
 		if (bl_sysctl_read(env_sysctls[i], buf, sizeof(buf)))
 			continue;
 		json_object_set_new(sysctls, env_sysctls[i], json_string(buf));

@@ -13,10 +13,8 @@
 
 #include "bindlab.h"
 
-static int bad(struct bl_why *why, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad(struct bl_why *why, const char *what, const char *fmt, ...)
+static __printf(3, 4)
+int bad(struct bl_why *why, const char *what, const char *fmt, ...)
 {
 	char msg[200];
 	va_list ap;
