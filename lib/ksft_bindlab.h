@@ -38,18 +38,22 @@ bl_variant_name(const struct __test_metadata *m, const void *variant)
 		 *bl_variant_name(_metadata, variant) ? "." : "",	\
 		 bl_variant_name(_metadata, variant), _metadata->name)
 
-/* Enter a fresh namespace; SKIP with the reason when that is impossible. */
-#define BL_ENTER_NETNS() do {						\
+/*
+ * Enter a fresh namespace; SKIP with the reason when that is impossible.
+ * statement (usually "return") runs after the SKIP, as with SKIP().
+ */
+#define BL_ENTER_NETNS(statement) do {					\
 	struct bl_why __why = { "" };					\
 	if (bl_netns_enter(&__why))					\
-		SKIP(return, "%s", __why.msg);				\
+		SKIP(statement, "%s", __why.msg);			\
 } while (0)
 
 /*
  * The test measured a regression. Declared known: XFAIL with the figures.
  * Otherwise a failure carrying the message a maintainer can act on.
+ * statement (usually "return") runs after either, as with SKIP().
  */
-#define BL_REGRESSION(fmt, ...) do {					\
+#define BL_REGRESSION(statement, fmt, ...) do {				\
 	char __name[256];						\
 	BL_TEST_NAME(__name);						\
 	if (bl_known_regression(__name)) {				\
@@ -59,11 +63,11 @@ bl_variant_name(const struct __test_metadata *m, const void *variant)
 		ksft_print_msg("XFAIL %s: " fmt "\n", __name,		\
 			       ##__VA_ARGS__);				\
 		_metadata->exit_code = KSFT_XFAIL;			\
-		return;							\
+	} else {							\
+		TH_LOG(fmt, ##__VA_ARGS__);				\
+		_metadata->exit_code = KSFT_FAIL;			\
 	}								\
-	TH_LOG(fmt, ##__VA_ARGS__);					\
-	_metadata->exit_code = KSFT_FAIL;				\
-	return;								\
+	statement;							\
 } while (0)
 
 /* No regression measured: a declared one did not happen (XPASS = FAIL). */

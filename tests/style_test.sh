@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# House style gates: checkpatch.pl (from the linux-source package, never
+# copied here) on every C file, shellcheck on every shell file, and
+# -Werror builds with gcc and clang. Any finding fails.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+cd "$here" || exit 1
+ksft=${KSFT_CACHE:-${BINDLAB_CACHE:-$HOME/.cache/bindlab}/ksft}
+checkpatch=$ksft/scripts/checkpatch.pl
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+c_files=$(git ls-files '*.c' '*.h' 2>/dev/null)
+sh_files=$(git ls-files '*.sh' .ci/run 2>/dev/null)
+# Untracked files count too: a gate must see what is about to be committed.
+c_files="$c_files $(git ls-files --others --exclude-standard '*.c' '*.h' 2>/dev/null)"
+sh_files="$sh_files $(git ls-files --others --exclude-standard '*.sh' 2>/dev/null)"
+
+if [ -f "$checkpatch" ]; then
+	for f in $c_files; do
+		# CHECK-level notes are advice; ERROR and WARNING are findings.
+		if perl "$checkpatch" --no-tree --terse --show-types -f "$f" 2>&1 |
+			grep -E ': (ERROR|WARNING):' >"$tmp/cp"; then
+			tap_not_ok "checkpatch $f" "$(head -n 10 "$tmp/cp")"
+		else
+			tap_ok "checkpatch $f"
+		fi
+	done
+else
+	tap_not_ok "checkpatch.pl available" "missing $checkpatch (make unpacks it)"
+fi
+
+if command -v shellcheck >/dev/null; then
+	for f in $sh_files; do
+		if shellcheck -x "$f" >"$tmp/sc" 2>&1; then
+			tap_ok "shellcheck $f"
+		else
+			tap_not_ok "shellcheck $f" "$(head -n 10 "$tmp/sc")"
+		fi
+	done
+else
+	tap_not_ok "shellcheck available" "apt-get install shellcheck"
+fi
+
+# -Werror builds in scratch output directories, gcc and clang.
+for cc in gcc clang; do
+	if ! command -v $cc >/dev/null; then
+		tap_not_ok "build with $cc -Werror" "$cc not installed"
+		continue
+	fi
+	mkdir -p "$tmp/$cc/lib" "$tmp/$cc/tests"
+	if make -s -C "$here" OUTPUT="$tmp/$cc" CC=$cc all "$tmp/$cc/tests/lib_test" \
+		>"$tmp/build.log" 2>&1; then
+		tap_ok "build with $cc -Wall -Wextra -Werror"
+	else
+		tap_not_ok "build with $cc -Wall -Wextra -Werror" "$(grep -m 10 -E 'error|warning' "$tmp/build.log")"
+	fi
+done
+
+tap_done
