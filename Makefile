@@ -64,7 +64,7 @@ EXTRA_CLEAN += $(UNIT_TESTS)
 $(OUTPUT)/tests/%: $(here)/tests/%.c $(LIBBINDLAB) $(LOCAL_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LIBBINDLAB) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBBINDLAB) $(LDLIBS) -o $@
 
 check: all $(UNIT_TESTS)
 	$(here)/tests/run_all.sh

@@ -17,7 +17,7 @@ usage() {
 
 build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2"
 run_pkgs="gnuplot-nox"
-ci_pkgs="clang shellcheck valgrind git"
+ci_pkgs="clang shellcheck valgrind git python3"
 
 case "$1" in
 build) want="$build_pkgs" ;;

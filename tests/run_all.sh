@@ -52,7 +52,9 @@ run_part() {
 run_part unit "$here/tests/lib_test"
 run_part cli "$here/tests/cli_test.sh"
 run_part kselftest make -s -C "$here" run_tests
-[ -x "$here/tests/compare_test.sh" ] && run_part compare "$here/tests/compare_test.sh"
+run_part compare "$here/tests/compare_test.sh"
+run_part style "$here/tests/style_test.sh"
+run_part sanitize "$here/tests/sanitize_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] && [ -x "$here/tests/kernel_lab_test.sh" ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 fi
