@@ -71,53 +71,74 @@ static void print_usage(FILE *f)
 		prog, DEFAULT_PORT, DEFAULT_BUCKETS);
 }
 
-static __noreturn __printf(1, 2)
-void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	print_usage(stderr);
-	exit(BL_EXIT_USAGE);
-}
-
-static long number_arg(const char *what, const char *s, long min, long max)
-{
-	long v;
-	int err = bl_parse_long(s, min, max, &v);
-
-	if (err == -ERANGE)
-		usage_error("%s %s out of range %ld..%ld", what, s, min, max);
-	if (err)
-		usage_error("%s '%s' is not a number", what, s);
-	return v;
-}
-
 static void parse_mode(struct opts *o, const char *mode)
 {
 	o->mode = mode;
 	o->spec.reuseaddr = !strcmp(mode, "reuseaddr") || !strcmp(mode, "both");
 	o->spec.reuseport = !strcmp(mode, "reuseport") || !strcmp(mode, "both");
-	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(mode, "none"))
-		usage_error("unknown mode '%s'", mode);
 }
 
-static void parse_addrs(struct opts *o, const char *addrs)
+static int parse_addrs(struct opts *o, const char *addrs, struct bl_why *why)
 {
+	long k = 0;
+	int err;
+
 	o->addrs = addrs;
-	if (!strcmp(addrs, "same"))
-		o->spec.naddrs = 1;
-	else if (!strcmp(addrs, "alternate"))
-		o->spec.naddrs = 2;
-	else
-		o->spec.naddrs = number_arg("address count K", addrs, 1, 65000);
+	if (!strcmp(addrs, "same")) {
+		k = 1;
+	} else if (!strcmp(addrs, "alternate")) {
+		k = 2;
+	} else {
+		err = bl_arg_long("address count K", addrs, 1, 65000, &k, why);
+		if (err)
+			return err;
+	}
+	o->spec.naddrs = k;
+	return 0;
 }
 
-static void parse_args(struct opts *o, int argc, char **argv)
+static int parse_option(struct opts *o, int c, const char *arg,
+			struct bl_why *why)
+{
+	long v;
+	int err = 0;
+
+	switch (c) {
+	case 'f':
+		if (bl_family_parse(arg, &o->spec.family))
+			return bl_why_set(why, EINVAL, "unknown family '%s'", arg);
+		break;
+	case 'p':
+		err = bl_arg_long("port", arg, 0, 65535, &v, why);
+		o->spec.port = v;
+		break;
+	case 'r':
+		err = bl_arg_long("rounds", arg, 1, MAX_ROUNDS, &o->rounds, why);
+		break;
+	case 'w':
+		err = bl_arg_long("warmup", arg, 0, MAX_ROUNDS, &o->warmup, why);
+		break;
+	case 'b':
+		err = bl_arg_long("buckets", arg, 1, 1000, &o->buckets, why);
+		break;
+	case 'j':
+		if (!*arg)
+			return bl_why_set(why, EINVAL, "empty --json file name");
+		o->json = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'N':
+		o->netns = false;
+		break;
+	}
+	return err;
+}
+
+/* 0, 1 for --help, or -EINVAL with why explaining the usage error. */
+static int parse_args(struct opts *o, int argc, char **argv,
+		      struct bl_why *why)
 {
 	static const struct option longopts[] = {
 		{ "family", required_argument, NULL, 'f' },
@@ -132,74 +153,64 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{}
 	};
 	long fdmax;
-	int c;
+	int c, err;
 
 	*o = (struct opts){
 		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
+	optind = 0;	/* full getopt reset: parse_args may run again */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:p:r:w:b:j:qh", longopts,
 				NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (bl_family_parse(optarg, &o->spec.family))
-				usage_error("unknown family '%s'", optarg);
-			break;
-		case 'p':
-			o->spec.port = number_arg("port", optarg, 0, 65535);
-			break;
-		case 'r':
-			o->rounds = number_arg("rounds", optarg, 1, MAX_ROUNDS);
-			break;
-		case 'w':
-			o->warmup = number_arg("warmup", optarg, 0, MAX_ROUNDS);
-			break;
-		case 'b':
-			o->buckets = number_arg("buckets", optarg, 1, 1000);
-			break;
-		case 'j':
-			if (!*optarg)
-				usage_error("empty --json file name");
-			o->json = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'N':
-			o->netns = false;
-			break;
-		case 'h':
-			print_usage(stdout);
-			exit(BL_EXIT_PASS);
-		case ':':
-			usage_error("option %s needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option -%c", optopt);
-			usage_error("unknown option %s", argv[optind - 1]);
-		}
+		if (c == 'h')
+			return 1;
+		if (c == ':')
+			return bl_why_set(why, EINVAL, "option %s needs a value",
+					  argv[optind - 1]);
+		if (c == '?' && optopt)
+			return bl_why_set(why, EINVAL, "unknown option -%c",
+					  optopt);
+		if (c == '?')
+			return bl_why_set(why, EINVAL, "unknown option %s",
+					  argv[optind - 1]);
+		err = parse_option(o, c, optarg, why);
+		if (err)
+			return err;
 	}
 	for (c = optind; c < argc; c++)
 		if (argv[c][0] == '-' && argv[c][1] && !isdigit(argv[c][1]))
-			usage_error("option %s after the arguments: options go first",
-				    argv[c]);
+			return bl_why_set(why, EINVAL,
+					  "option %s after the arguments: options go first",
+					  argv[c]);
 	if (argc - optind != 3)
-		usage_error("expected 3 arguments (mode, addresses, N), got %d",
-			    argc - optind);
+		return bl_why_set(why, EINVAL,
+				  "expected 3 arguments (mode, addresses, N), got %d",
+				  argc - optind);
 	parse_mode(o, argv[optind]);
-	parse_addrs(o, argv[optind + 1]);
-	o->spec.n = number_arg("N", argv[optind + 2], 1, 10000000);
+	if (!o->spec.reuseaddr && !o->spec.reuseport &&
+	    strcmp(argv[optind], "none"))
+		return bl_why_set(why, EINVAL, "unknown mode '%s'",
+				  argv[optind]);
+	err = parse_addrs(o, argv[optind + 1], why);
+	if (!err)
+		err = bl_arg_long("N", argv[optind + 2], 1, 10000000,
+				  &o->spec.n, why);
+	if (err)
+		return err;
 	if (o->buckets > o->spec.n)
-		usage_error("buckets %ld exceed N %ld", o->buckets, o->spec.n);
+		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
+				  o->buckets, o->spec.n);
 	fdmax = bl_fd_hard_limit();
 	if (fdmax > 0 && o->spec.n + BL_FD_SLACK > fdmax) {
-		struct bl_why why;
+		struct bl_why fd_why;
 
 		/* Root with CAP_SYS_RESOURCE may still raise the hard limit. */
-		if (bl_fd_reserve(o->spec.n, &why))
-			usage_error("N %ld does not fit: %s", o->spec.n, why.msg);
+		if (bl_fd_reserve(o->spec.n, &fd_why))
+			return bl_why_set(why, EINVAL, "N %ld does not fit: %s",
+					  o->spec.n, fd_why.msg);
 	}
+	return 0;
 }
 
 /* Runs in the round's child: namespace, addresses, fds, then the loop. */
@@ -432,11 +443,21 @@ int main(int argc, char **argv)
 	char case_id[160];
 	size_t out_size;
 	long r, total_rounds;
-	int ret = BL_EXIT_PASS;
+	struct bl_why why = { "" };
+	int ret;
 	struct opts o;
 
 	prog = basename(argv[0]);
-	parse_args(&o, argc, argv);
+	ret = parse_args(&o, argc, argv, &why);
+	if (ret > 0) {
+		print_usage(stdout);
+		return BL_EXIT_PASS;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", prog, why.msg);
+		print_usage(stderr);
+		return BL_EXIT_USAGE;
+	}
 	total_rounds = o.warmup + o.rounds;
 	out_size = sizeof(struct round_out) + o.spec.n * sizeof(uint64_t);
 	/*

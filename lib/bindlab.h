@@ -185,6 +185,18 @@ double bl_growth(const uint64_t *ns, size_t n);
 /* Median cost per bucket of n/buckets consecutive binds. */
 int bl_curve(const uint64_t *ns, size_t n, int buckets, double *median_ns);
 
+/* ---- sockaddr.c ---- */
+
+/* "127.0.0.1", "::", "::ffff:127.0.0.1"...; 0 when host is no address. */
+socklen_t bl_sockaddr_parse(const char *host, uint16_t port,
+			    struct sockaddr_storage *ss);
+int bl_sockaddr_port(const struct sockaddr_storage *ss);
+/* Local port a socket is bound to, or -errno. */
+int bl_sock_port(int fd);
+/* "127.0.0.1:80" or "[::1]:80" in buf. */
+const char *bl_sockaddr_str(const struct sockaddr_storage *ss, char *buf,
+			    size_t len);
+
 /* ---- crowd.c: a port crowded beyond one process's RLIMIT_NOFILE ---- */
 
 #define BL_CROWD_MAX_CHILDREN	64
@@ -219,6 +231,9 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
 
 /* Whole string a base-10 integer in [min, max]. */
 int bl_parse_long(const char *s, long min, long max, long *out);
+/* The same for a command-line argument named what; why gets the message. */
+int bl_arg_long(const char *what, const char *s, long min, long max,
+		long *out, struct bl_why *why);
 
 /* ---- known_regressions.c ---- */
 

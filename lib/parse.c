@@ -2,6 +2,7 @@
 /* Strict number parsing: "12abc", "", " 3" and overflow are all errors. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bindlab.h"
 
@@ -21,5 +22,19 @@ int bl_parse_long(const char *s, long min, long max, long *out)
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+int bl_arg_long(const char *what, const char *s, long min, long max,
+		long *out, struct bl_why *why)
+{
+	int err = bl_parse_long(s, min, max, out);
+
+	if (err == -ERANGE)
+		return bl_why_set(why, EINVAL, "%s %s out of range %ld..%ld",
+				  what, s, min, max);
+	if (err)
+		return bl_why_set(why, EINVAL, "%s '%s' is not a number",
+				  what, s);
 	return 0;
 }

@@ -55,6 +55,7 @@ run_part kselftest make -s -C "$here" run_tests
 run_part compare "$here/tests/compare_test.sh"
 run_part style "$here/tests/style_test.sh"
 run_part sanitize "$here/tests/sanitize_test.sh"
+run_part fuzz "$here/tests/fuzz_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] && [ -x "$here/tests/kernel_lab_test.sh" ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 fi
