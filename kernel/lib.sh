@@ -99,3 +99,11 @@ bl_bench_growth()
 {
 	bl_bench_field growth "$@"
 }
+
+# bl_want_uint OPTION VALUE MIN: a whole number >= MIN, else a usage error.
+bl_want_uint()
+{
+	if ! bl_is_uint "$2" || [ "$2" -lt "$3" ]; then
+		bl_usage_error "$1 wants a whole number >= $3"
+	fi
+}

@@ -13,8 +13,6 @@
 
 #define MAX_ARGS	16
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char buf[1024], *argv[MAX_ARGS + 2];

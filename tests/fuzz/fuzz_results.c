@@ -10,8 +10,6 @@
 
 #include "bindlab.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bl_why why = { "" };
