@@ -227,6 +227,80 @@ long bl_tcp_count(int state, uint16_t lport);
 /* Wait until at least want such sockets exist; -ETIMEDOUT after ms. */
 int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
 
+/* ---- addrwait.c ---- */
+
+/*
+ * Wait until a local address (no prefix length) can be reached: IPv6
+ * ones get their local route after RTM_NEWADDR is acknowledged, and only
+ * on a link that is up. 0, or -ETIMEDOUT after ms.
+ */
+int bl_addr_wait(const char *host, int ms);
+
+/* ---- tcpconn.c: connections with a known ending ---- */
+
+/* Listening socket (SO_REUSEADDR) on host:port; fd or -errno. */
+int bl_tcp_listen(const char *host, uint16_t port);
+/*
+ * Accept cfd's peer from lfd and close both, client FIN first, each FIN
+ * read by the other side within ms: cfd's 4-tuple is left in TIME_WAIT
+ * (not FIN_WAIT2). cfd is closed in every case.
+ */
+int bl_tcp_time_wait(int cfd, int lfd, int ms);
+
+/* ---- churn.c: the loopback connection churn of seed 004 ---- */
+
+enum bl_churn_stop {
+	BL_CHURN_COUNT,		/* made all n connections */
+	BL_CHURN_TIME,		/* time limit */
+	BL_CHURN_EXHAUSTED,	/* EADDRNOTAVAIL and not keep_going */
+};
+
+struct bl_churn_spec {
+	int family;		/* AF_INET: 127.0.0.1, AF_INET6: ::1 */
+	uint16_t port;		/* the server's, outside the ephemeral range */
+	bool rst;		/* close with SO_LINGER 0: no TIME_WAIT */
+	bool keep_going;	/* after EADDRNOTAVAIL pause 1 ms and retry */
+	long n;			/* connections */
+	uint64_t max_ns;	/* and at most this long */
+};
+
+struct bl_churn_run {
+	uint64_t *connect_ns;	/* connect() of each connection made */
+	uint32_t *per_second;	/* connections made in each second */
+	long seconds;		/* entries of per_second */
+	long done;		/* connections made */
+	long failure_point;	/* made before the first EADDRNOTAVAIL, or -1 */
+	uint64_t failure_ns;	/* when that was, from the start */
+	long exhausted;		/* connect() calls that got EADDRNOTAVAIL */
+	long second_parity;	/* made on a port of the parity tried last */
+	uint16_t range_lo, range_hi;	/* ip_local_port_range of the run */
+	uint64_t total_ns;
+	enum bl_churn_stop stop;
+};
+
+/* What limited a run's rate, and the port cap predicted for it. */
+struct bl_churn_verdict {
+	const char *regime;	/* cpu-bound, near-port-cap, port-capped */
+	double cap;		/* predicted port cap, conn/s; 0: none */
+	char cap_why[128];
+	char why[256];
+};
+
+int bl_port_range(uint16_t *lo, uint16_t *hi);
+/* Ports of the parity connect() tries first in [lo, hi]. */
+long bl_port_first_parity(uint16_t lo, uint16_t hi);
+/* Churn in the current namespace; the run is allocated even on error. */
+int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
+		  struct bl_progress *progress, struct bl_why *why);
+void bl_churn_free(struct bl_churn_run *run);
+const char *bl_churn_stop_name(enum bl_churn_stop s);
+double bl_churn_rate(const struct bl_churn_run *run);
+int bl_churn_latency(const struct bl_churn_run *run, double *p50,
+		     double *p99);
+/* delay_ms: tcp_tw_reuse_delay, 1000 where the kernel has none. */
+void bl_churn_regime(const struct bl_churn_run *run, int tw_reuse,
+		     long delay_ms, bool rst, struct bl_churn_verdict *v);
+
 /* ---- parse.c ---- */
 
 /* Whole string a base-10 integer in [min, max]. */

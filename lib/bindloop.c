@@ -111,19 +111,6 @@ int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why)
 	return 0;
 }
 
-static int bound_port(int fd, uint16_t *port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		return -errno;
-	*port = ntohs(ss.ss_family == AF_INET ?
-		      ((struct sockaddr_in *)&ss)->sin_port :
-		      ((struct sockaddr_in6 *)&ss)->sin6_port);
-	return 0;
-}
-
 static int new_socket(const struct bl_bind_spec *spec)
 {
 	int one = 1, fd;
@@ -182,10 +169,11 @@ int bl_bind_loop(const struct bl_bind_spec *spec, struct bl_bind_run *run,
 		run->total_ns += t1 - t0;
 		run->n = i + 1;
 		if (!run->port) {
-			ret = bound_port(fd, &run->port);
-			if (ret)
+			ret = bl_sock_port(fd);
+			if (ret < 0)
 				return bl_why_set(err, ret, "getsockname: %s",
 						  strerror(-ret));
+			run->port = ret;
 		}
 		if (progress && !(i & 255))
 			bl_progress_update(progress, i);

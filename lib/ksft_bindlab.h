@@ -13,6 +13,20 @@
 #include "kselftest_harness.h"
 #include "bindlab.h"
 
+/*
+ * TEST_F()'s wrapper in kselftest_harness.h keeps fork()'s result across
+ * setjmp(); gcc -Wextra flags it in some tests, depending on inlining.
+ */
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
+/* A message line that survives the harness's _exit() of the test. */
+#define BL_NOTE(fmt, ...) do {						\
+	ksft_print_msg(fmt "\n", ##__VA_ARGS__);			\
+	fflush(stdout);							\
+} while (0)
+
 /* KSFT_MACHINE_SLOW=yes: debug kernels and emulators, loosen timing. */
 static inline bool bl_machine_slow(void)
 {
@@ -60,8 +74,7 @@ bl_variant_name(const struct __test_metadata *m, const void *variant)
 		snprintf(_metadata->results->reason,			\
 			 sizeof(_metadata->results->reason),		\
 			 "known regression: " fmt, ##__VA_ARGS__);	\
-		ksft_print_msg("XFAIL %s: " fmt "\n", __name,		\
-			       ##__VA_ARGS__);				\
+		BL_NOTE("XFAIL %s: " fmt, __name, ##__VA_ARGS__);	\
 		_metadata->exit_code = KSFT_XFAIL;			\
 	} else {							\
 		TH_LOG(fmt, ##__VA_ARGS__);				\
@@ -80,5 +93,25 @@ bl_variant_name(const struct __test_metadata *m, const void *variant)
 		_metadata->exit_code = KSFT_FAIL;			\
 	}								\
 } while (0)
+
+/*
+ * Every test needs a namespace of its own: when none can be had, one SKIP
+ * line with the reason (exit 4) says more than hundreds. The main process
+ * stays in the namespace it made; the tests make theirs from there.
+ */
+static inline int bl_harness_main(int argc, char **argv)
+{
+	struct bl_why why = { "" };
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))
+			return test_harness_run(argc, argv);
+	if (bl_netns_enter(&why)) {
+		ksft_print_header();
+		ksft_exit_skip("%s\n", why.msg);
+	}
+	return test_harness_run(argc, argv);
+}
 
 #endif /* KSFT_BINDLAB_H */

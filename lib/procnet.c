@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP socket states as /proc/net/tcp and /proc/net/tcp6 list them for the
+ * namespace of the reader. Enough to see a TIME_WAIT socket appear; a
+ * namespace holding many thousands of sockets should use sock_diag.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "bindlab.h"
+
+static long count_file(const char *path, int state, uint16_t lport)
+{
+	unsigned int port, st;
+	char line[512];
+	long n = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;	/* no IPv6: no tcp6 */
+	/* "  sl  local_address rem_address   st ..." then one line a socket */
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x",
+			   &port, &st) != 2)
+			continue;
+		if ((int)st == state && (!lport || port == lport))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+long bl_tcp_count(int state, uint16_t lport)
+{
+	long v4 = count_file("/proc/net/tcp", state, lport);
+	long v6 = count_file("/proc/net/tcp6", state, lport);
+
+	if (v4 < 0)
+		return v4;
+	if (v6 < 0)
+		return v6;
+	return v4 + v6;
+}
+
+int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
+{
+	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
+	long n;
+
+	for (;;) {
+		n = bl_tcp_count(state, lport);
+		if (n < 0)
+			return n;
+		if (n >= want)
+			return 0;
+		if (bl_now_ns() >= deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP connections with a known ending: a listener, and an orderly close
+ * that leaves the client's 4-tuple in TIME_WAIT, not in FIN_WAIT2.
+ *
+ * The order matters to tcp_tw_reuse tests: a client that closes first
+ * and is orphaned before the peer's FIN arrives becomes a timewait socket
+ * of substate FIN_WAIT2, which tcp_twsk_unique() never reuses. Waiting
+ * for each FIN to be read makes the end state certain on loopback and
+ * across namespaces alike.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bindlab.h"
+
+int bl_tcp_listen(const char *host, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = bl_sockaddr_parse(host, port, &ss);
+	int one = 1, fd, err;
+
+	if (!len)
+		return -EINVAL;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Wait for EOF on fd: the peer's FIN has been received. */
+static int read_eof(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+	int n;
+
+	n = poll(&pfd, 1, ms);
+	if (n < 0)
+		return -errno;
+	if (!n)
+		return -ETIMEDOUT;
+	n = read(fd, &c, 1);
+	if (n < 0)
+		return -errno;
+	return n ? -EPROTO : 0;
+}
+
+int bl_tcp_time_wait(int cfd, int lfd, int ms)
+{
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+	int afd, err, n;
+
+	n = poll(&pfd, 1, ms);
+	if (n <= 0) {
+		err = n ? -errno : -ETIMEDOUT;
+		goto out;
+	}
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (afd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* Client FIN first: the client is the side that will hold TIME_WAIT. */
+	err = shutdown(cfd, SHUT_WR) ? -errno : read_eof(afd, ms);
+	close(afd);
+	/* Our EOF is the server's FIN: the client is now in TIME_WAIT. */
+	if (!err)
+		err = read_eof(cfd, ms);
+out:
+	close(cfd);
+	return err;
+}
