@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 
 #include "kselftest_harness.h"
 #include "bindlab.h"
@@ -260,6 +261,62 @@ TEST(sysctl_in_private_netns)
 	ASSERT_EQ(0, bl_sysctl_read("net/ipv4/ip_local_port_range", after,
 				    sizeof(after)));
 	EXPECT_STREQ(before, after);
+}
+
+TEST(sockaddr_parse_and_print)
+{
+	struct sockaddr_storage ss;
+	char buf[64];
+
+	ASSERT_EQ(sizeof(struct sockaddr_in),
+		  bl_sockaddr_parse("127.0.0.2", 80, &ss));
+	EXPECT_STREQ("127.0.0.2:80", bl_sockaddr_str(&ss, buf, sizeof(buf)));
+	ASSERT_EQ(sizeof(struct sockaddr_in6),
+		  bl_sockaddr_parse("::ffff:127.0.0.1", 443, &ss));
+	EXPECT_STREQ("[::ffff:127.0.0.1]:443",
+		     bl_sockaddr_str(&ss, buf, sizeof(buf)));
+	EXPECT_EQ(443, bl_sockaddr_port(&ss));
+	EXPECT_EQ(0, (int)bl_sockaddr_parse("localhost", 1, &ss));
+	EXPECT_EQ(0, (int)bl_sockaddr_parse("127.0.0.1:80", 1, &ss));
+}
+
+/* /proc/net/tcp{,6} of a private namespace: exactly what we opened. */
+TEST(procnet_counts_our_sockets)
+{
+	struct sockaddr_storage ss;
+	struct bl_why why;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		socklen_t len;
+		int a, b;
+
+		if (bl_netns_enter(&why))
+			_exit(KSFT_SKIP);
+		a = socket(AF_INET, SOCK_STREAM, 0);
+		b = socket(AF_INET6, SOCK_STREAM, 0);
+		len = bl_sockaddr_parse("127.0.0.1", 4242, &ss);
+		if (bind(a, (struct sockaddr *)&ss, len) || listen(a, 1))
+			_exit(1);
+		len = bl_sockaddr_parse("::1", 4243, &ss);
+		if (bind(b, (struct sockaddr *)&ss, len) || listen(b, 1))
+			_exit(1);
+		if (bl_tcp_count(TCP_LISTEN, 4242) != 1 ||
+		    bl_tcp_count(TCP_LISTEN, 4243) != 1 ||
+		    bl_tcp_count(TCP_LISTEN, 0) != 2 ||
+		    bl_tcp_count(TCP_ESTABLISHED, 0) != 0 ||
+		    bl_tcp_wait(TCP_LISTEN, 4242, 1, 100) ||
+		    bl_tcp_wait(TCP_TIME_WAIT, 4242, 1, 50) != -ETIMEDOUT)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WEXITSTATUS(status) == KSFT_SKIP)
+		SKIP(return, "no network namespace");
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
