@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every line of tests/bad_inputs.txt: a malformed invocation, the exit
+# status it must give and the start of its one-line error.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$here" || exit 1
+
+trim() {
+	local s=$1
+	s=${s#"${s%%[![:space:]]*}"}
+	printf '%s' "${s%"${s##*[![:space:]]}"}"
+}
+
+while IFS='|' read -r want msg cmd; do
+	case "$want" in '#'* | '') continue ;; esac
+	want=$(trim "$want")
+	msg=$(trim "$msg")
+	cmd=$(trim "$cmd")
+	# The table is ours: its command lines are shell words.
+	eval "set -- $cmd"
+	touch "$tmp/stamp"
+	"$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	first=$(head -n 1 "$tmp/err")
+	written=$(find "$here" /tmp -maxdepth 1 -newer "$tmp/stamp" -name 'bindlab-never*' 2>/dev/null)
+	if [ "$got" -eq "$want" ] && [[ "$first" == "$msg"* ]] && [ -z "$written" ]; then
+		tap_ok "$cmd -> $want"
+	else
+		tap_not_ok "$cmd -> $want" "got exit $got: $first" "wanted: $msg"
+	fi
+done <"$here/tests/bad_inputs.txt"
+
+tap_done

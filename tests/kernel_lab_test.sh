@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel lab on real kernels: build Debian's linux-source-6.12 as is
+# (it has the seed-000 fastreuse bug) and with kernel/patches/0001-*, boot
+# both, check that the regression shows on the stock kernel only, then let
+# kernel/bisect.sh find the commit that brings the bug back in a small git
+# history of that tree.
+#
+# Exit: 0 every check passed, 1 a check failed, 4 qemu cannot run here.
+# Knobs: BINDLAB_LAB_SOCKETS (default 8000), BINDLAB_LAB_ROUNDS (3),
+# BINDLAB_LAB_BOOTS (1), BINDLAB_LAB_BISECT_SOCKETS (4000), BINDLAB_CACHE,
+# BINDLAB_NICE, BINDLAB_ACCEL.
+
+set -uo pipefail
+KDIR=$(cd "$(dirname "$0")/../kernel" && pwd)
+export BL_PROG=kernel_lab_test
+# shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
+. "$KDIR/lib.sh"
+
+sockets=${BINDLAB_LAB_SOCKETS:-8000}
+rounds=${BINDLAB_LAB_ROUNDS:-3}
+boots=${BINDLAB_LAB_BOOTS:-1}
+bisect_sockets=${BINDLAB_LAB_BISECT_SOCKETS:-4000}
+fix=$KDIR/patches/0001-tcp-fix-fastreuse-cache-initialization-on-first-bind.patch
+lab=$BINDLAB_CACHE/lab
+t0=$SECONDS
+ntest=0
+nfail=0
+
+ok()
+{
+	ntest=$((ntest + 1))
+	echo "ok $ntest kernel_lab.$1${2:+ # $2}"
+}
+
+not_ok()
+{
+	ntest=$((ntest + 1))
+	nfail=$((nfail + 1))
+	echo "not ok $ntest kernel_lab.$1${2:+ # $2}"
+}
+
+skip()
+{
+	ok "$1" "SKIP $2"
+}
+
+# check NAME DETAIL CONDITION...: one result line from a command's status.
+check()
+{
+	local name=$1 detail=$2
+
+	shift 2
+	if "$@"; then
+		ok "$name" "$detail"
+	else
+		not_ok "$name" "$detail"
+	fi
+}
+
+# awk as a calculator: fcmp "A >= B"
+fcmp()
+{
+	awk "BEGIN { exit !($1) }"
+}
+
+echo "TAP version 13"
+if ! command -v qemu-system-x86_64 > /dev/null; then
+	echo "ok 1 kernel_lab # SKIP qemu-system-x86_64 not installed"
+	exit 4
+fi
+for v in "$sockets" "$rounds" "$boots" "$bisect_sockets"; do
+	bl_want_uint "a BINDLAB_LAB_* knob" "$v" 1
+done
+[ -x "$BL_REPO_DIR/bind_bench" ] || bl_die 1 "build the programs first: make -C $BL_REPO_DIR"
+mkdir -p "$lab"
+
+# --- 1. the two kernels -----------------------------------------------------
+# build NAME [build.sh options]: sets $img
+build()
+{
+	local name=$1 start=$SECONDS
+
+	shift
+	img=$("$KDIR/build.sh" --name "$name" "$@" | tail -n 1)
+	if [ -f "$img" ]; then
+		ok "build.$name" "$((SECONDS - start)) s"
+	else
+		not_ok "build.$name" "see $BINDLAB_CACHE/build/*-$name/build.log"
+		echo "1..$ntest"
+		exit 1
+	fi
+}
+build stock
+stock=$img
+build fixed --patch "$fix"
+fixed=$img
+
+# --- 2. before/after on the four seed-000 cases ------------------------------
+ab=$lab/ab
+rm -rf "$ab"
+start=$SECONDS
+"$KDIR/ab.sh" -n "$sockets" -r "$rounds" -B "$boots" --names stock,fixed -o "$ab" \
+	"$stock" "$fixed" | tee "$lab/ab-table.txt"
+ab_rc=${PIPESTATUS[0]}
+check ab.ran "$((SECONDS - start)) s, $boots boot(s) x $rounds rounds, $sockets sockets" \
+	[ "$ab_rc" = 0 ]
+
+# median min max n of one case on one side, from the guests' output
+stats()
+{
+	bl_bench_"$1" "$2" "$ab"/runs/"$3"-boot*/output.log | bl_median
+}
+
+# A bind scan per bind shows as a large total and a rising per-bind cost.
+for c in "reuseaddr same" "reuseport alternate"; do
+	read -r sm smin smax sn <<< "$(stats totals "$c" stock)"
+	read -r fm fmin fmax fn <<< "$(stats totals "$c" fixed)"
+	name=ab.${c/ /_}.fixed_50x_faster
+	if [ -z "${sm:-}" ] || [ -z "${fm:-}" ]; then
+		not_ok "$name" "no rounds"
+		continue
+	fi
+	ratio=$(awk -v a="$sm" -v b="$fm" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')
+	check "$name" "stock $sm ms ($smin..$smax, n=$sn), fixed $fm ms ($fmin..$fmax, n=$fn), ${ratio}x" \
+		fcmp "$sm >= 50 * $fm && $smin > $fmax"
+	read -r sg _ _ _ <<< "$(stats growth "$c" stock)"
+	read -r fg _ _ _ <<< "$(stats growth "$c" fixed)"
+	check "ab.${c/ /_}.growth" "median growth stock $sg, fixed $fg" \
+		fcmp "$sg >= 4 && $fg < 2"
+done
+
+# Same-address SO_REUSEPORT takes the fast path with or without the fix:
+# no claim either way, only that the two do not differ by 2x.
+c="reuseport same"
+read -r sm smin smax sn <<< "$(stats totals "$c" stock)"
+read -r fm fmin fmax fn <<< "$(stats totals "$c" fixed)"
+if [ -n "${sm:-}" ] && [ -n "${fm:-}" ]; then
+	check ab.reuseport_same.no_stable_difference \
+		"stock $sm ms ($smin..$smax, n=$sn), fixed $fm ms ($fmin..$fmax, n=$fn)" \
+		fcmp "$sm < 2 * $fm && $fm < 2 * $sm"
+else
+	not_ok ab.reuseport_same.no_stable_difference "no rounds"
+fi
+
+# --- 3. bind_bhash_test: fastreuse tests fail on stock only ------------------
+# KTAP results of one kernel: "ok|not_ok NAME" per test.
+ktap_results()
+{
+	sed -n 's/^[# ]*\(ok\|not ok\) [0-9]* \([^ ]*\).*/\1 \2/p' "$1" |
+		sed 's/^not ok/not_ok/'
+}
+
+bhash_check()
+{
+	local dir=$lab/bhash-$1 img=$2
+
+	rm -rf "$dir"
+	"$KDIR/vm.sh" -k "$img" -o "$dir" -T 1800 -- bind_bhash_test > /dev/null
+	[ "$(cat "$dir/vm_status" 2> /dev/null)" = ok ] || return 1
+	ktap_results "$dir/output.log" > "$dir/results"
+	[ -s "$dir/results" ]
+}
+
+if [ ! -x "$BL_REPO_DIR/bind_bhash_test" ]; then
+	skip bhash "bind_bhash_test not built"
+elif bhash_check stock "$stock" && bhash_check fixed "$fixed"; then
+	s=$lab/bhash-stock/results
+	f=$lab/bhash-fixed/results
+	if ! grep -qi fastreuse "$s"; then
+		skip bhash.fastreuse "bind_bhash_test has no fastreuse test"
+	else
+		check bhash.fastreuse.fail_on_stock "$(grep -ci fastreuse "$s") tests" \
+			bash -c "! grep -i fastreuse '$s' | grep -q '^ok'"
+		check bhash.fastreuse.pass_on_fixed "" \
+			bash -c "! grep -i fastreuse '$f' | grep -q '^not_ok'"
+	fi
+	check bhash.semantics.pass_on_both "$(grep -vci fastreuse "$s") tests" \
+		bash -c "! grep -vhi fastreuse '$s' '$f' | grep -q '^not_ok'"
+else
+	not_ok bhash "bind_bhash_test gave no result in a VM (see $lab/bhash-*)"
+fi
+
+# --- 4. git bisect run finds the commit that brings the bug back ------------
+start=$SECONDS
+repo=$lab/bisect-repo
+if culprit=$("$KDIR/lab-history.sh" --patch "$fix" "$repo"); then
+	ok bisect.history "culprit ${culprit:0:12}"
+else
+	not_ok bisect.history "kernel/lab-history.sh failed"
+	culprit=
+fi
+
+# The threshold comes from this machine's own before/after medians (their
+# geometric mean), so a slower or faster machine moves it along.
+read -r gm _ _ _ <<< "$(stats totals "reuseaddr same" fixed)"
+read -r bm _ _ _ <<< "$(stats totals "reuseaddr same" stock)"
+if [ -z "${gm:-}" ] || [ -z "${bm:-}" ]; then
+	not_ok bisect.names_culprit "no before/after medians to set the threshold"
+elif [ -n "$culprit" ]; then
+	bcase="reuseaddr same $bisect_sockets"
+	# The bug is quadratic in N and the fix linear: scale the measured
+	# medians to the bisect size.
+	limit=$(awk -v g="$gm" -v b="$bm" -v n="$sockets" -v m="$bisect_sockets" \
+		'BEGIN { g *= m / n; b *= (m / n) ^ 2; printf "%.3f", sqrt(g * b) }')
+	bl_log "bisect threshold for $bcase: $limit ms"
+	git -C "$repo" bisect start --term-old fast --term-new slow > /dev/null &&
+	git -C "$repo" bisect slow HEAD > /dev/null &&
+	git -C "$repo" bisect fast HEAD~5 > /dev/null &&
+	(cd "$repo" && git bisect run "$KDIR/bisect.sh" -o "$lab/bisect-runs" \
+		--bench "$bcase" --max-ms "$limit") > "$lab/bisect.log" 2>&1
+	found=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first slow commit$/\1/p' "$lab/bisect.log")
+	git -C "$repo" bisect reset > /dev/null 2>&1
+	check bisect.names_culprit \
+		"names ${found:-nothing} ($(git -C "$repo" log -1 --format=%s "${found:-HEAD}" 2>/dev/null)), expected ${culprit:0:12}, $((SECONDS - start)) s" \
+		[ "$found" = "$culprit" ]
+fi
+
+echo "1..$ntest"
+bl_log "$nfail of $ntest failed, $((SECONDS - t0)) s"
+[ "$nfail" = 0 ]
