@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The host's network state (namespaces, links, addresses, routes,
+# listening sockets, every sysctl under /proc/sys/net) must be the same
+# after a full run, after two full runs at once, and after runs killed
+# with SIGKILL at random moments; nothing of ours may be left running or
+# mounted. BINDLAB_KILL_TRIALS (default 20) sets the number of kills.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+tmp=$(mktemp -d)
+trials=${BINDLAB_KILL_TRIALS:-20}
+procs='bind_bench|bind_bhash_test|tw_reuse_loopback|bindlab_results|qemu-system'
+
+cleanup() {
+	# A trial interrupted by a failure must not leave its group behind.
+	[ -n "${pgid:-}" ] && kill -KILL -- "-$pgid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+snapshot() {
+	host_net_state
+	grep -v -e ' /proc/' -e '^nsfs ' /proc/mounts | sort
+}
+
+# leftovers: our programs still running outside this test's own shell.
+leftovers() {
+	pgrep -af "$procs" | grep -v -e pgrep -e "$$" || true
+}
+
+check_state() {
+	local name=$1
+	snapshot >"$tmp/after"
+	if diff -u "$tmp/before" "$tmp/after" >"$tmp/diff"; then
+		tap_ok "$name: host network state unchanged"
+	else
+		tap_not_ok "$name: host network state unchanged" "$(head -n 20 "$tmp/diff")"
+	fi
+	if [ -z "$(leftovers)" ]; then
+		tap_ok "$name: nothing left running"
+	else
+		tap_not_ok "$name: nothing left running" "$(leftovers)"
+	fi
+}
+
+make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit; }
+snapshot >"$tmp/before"
+
+# One full run.
+"$here/run.sh" --results "$tmp/full" >"$tmp/full.log" 2>&1
+rc=$?
+if [ $rc -le 1 ] && grep -q '^results: ' "$tmp/full.log"; then
+	tap_ok "full run completes (exit $rc)"
+else
+	tap_not_ok "full run completes" "exit $rc" "$(tail -n 5 "$tmp/full.log")"
+fi
+check_state "full run"
+
+# Two full runs at once: each in its own namespaces, same verdicts.
+"$here/run.sh" --results "$tmp/c1" >"$tmp/c1.log" 2>&1 &
+p1=$!
+"$here/run.sh" --results "$tmp/c2" >"$tmp/c2.log" 2>&1 &
+p2=$!
+wait $p1
+r1=$?
+wait $p2
+r2=$?
+verdicts() {
+	sed -n -e 's/^  \(known regression\|skipped\|FAIL (regressed)\|XPASS\) *\([^:]*\).*/\1 \2/p' \
+		-e 's/^\(bind_bench[^ ]*\) .*, \([a-z ]*\) ([0-9]* rounds)$/\1 \2/p' "$1" | sort
+}
+if [ $r1 -eq $r2 ] && [ $r1 -le 1 ] && diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/c2.log") >"$tmp/vd" &&
+	diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/full.log") >>"$tmp/vd"; then
+	tap_ok "two concurrent runs: both complete with the verdicts of a lone run (exit $r1)"
+else
+	tap_not_ok "two concurrent runs agree" "exits $r1 $r2" "$(head -n 10 "$tmp/vd")"
+fi
+check_state "concurrent runs"
+
+# SIGKILL at random moments of a run, the whole process group at once as
+# a CI timeout or a closed terminal would.
+for i in $(seq 1 "$trials"); do
+	setsid "$here/run.sh" --results "$tmp/k$i" >"$tmp/k.log" 2>&1 &
+	pgid=$!
+	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.2 + rand() * 25 }')
+	sleep "$delay"
+	kill -KILL -- "-$pgid" 2>/dev/null
+	wait "$pgid" 2>/dev/null
+	pgid=
+	# Namespaces die with their last process; sockets close at once.
+	sleep 1
+	snapshot >"$tmp/after"
+	if ! diff -q "$tmp/before" "$tmp/after" >/dev/null || [ -n "$(leftovers)" ]; then
+		check_state "kill trial $i at ${delay}s"
+		break
+	fi
+	tap_ok "kill trial $i at ${delay}s: state unchanged, nothing left"
+done
+
+tap_done
