@@ -36,7 +36,6 @@
 #define OTHER_UID	65534
 #define OTHER_LINK	"bl_other"
 #define TW_WAIT_MS	2000
-#define RANGE_KEY	"net/ipv4/ip_local_port_range"
 
 #define V4_ANY		"0.0.0.0"
 #define V4_LO		"127.0.0.1"
@@ -156,13 +155,13 @@ static int sk_bind(struct __test_metadata *_metadata, int fd,
 	len = bl_sockaddr_parse(s->addr, s->port0 ? 0 : port, &ss);
 	ASSERT_NE(0U, len) TH_LOG("not an address: %s", s->addr);
 	if (s->port0) {
-		ASSERT_EQ(0, bl_sysctl_read(RANGE_KEY, range, sizeof(range)));
+		ASSERT_EQ(0, bl_sysctl_read(BL_SYSCTL_PORT_RANGE, range, sizeof(range)));
 		snprintf(narrow, sizeof(narrow), "%u %u", port, port);
-		ASSERT_EQ(0, bl_sysctl_write(RANGE_KEY, narrow));
+		ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, narrow));
 	}
 	err = bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
 	if (s->port0) {
-		ASSERT_EQ(0, bl_sysctl_write(RANGE_KEY, range));
+		ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, range));
 		if (!err)
 			ASSERT_EQ(port, bl_sock_port(fd));
 	}

@@ -170,11 +170,34 @@ static const char *case_verdict(json_t *c, char *buf, size_t len)
 	const char *status = str(v, "status");
 
 	if (!*status)
-		return "-";
+		return "measured";
 	if (!strcmp(status, "regressed") && bl_known_regression(str(c, "case")))
 		return "known regression";
 	snprintf(buf, len, "%s", status);
 	return buf;
+}
+
+static double stat_median(json_t *sum, const char *key)
+{
+	return json_number_value(json_object_get(json_object_get(sum, key),
+						 "median"));
+}
+
+/* Regime first: a port cap must never be read as a kernel speed. */
+static void churn_details(json_t *sum, char *buf, size_t len)
+{
+	json_t *fp = json_object_get(sum, "failure_point");
+	char failure[32] = "none";
+
+	if (json_is_number(fp))
+		snprintf(failure, sizeof(failure), "%.0f",
+			 json_number_value(fp));
+	snprintf(buf, len,
+		 "%s (port cap %.0f/s), connect p50 %.1f us p99 %.1f us, EADDRNOTAVAIL after %s, ",
+		 str(sum, "regime"),
+		 json_number_value(json_object_get(sum, "port_cap_conn_per_s")),
+		 stat_median(sum, "connect_p50_ns") / 1000,
+		 stat_median(sum, "connect_p99_ns") / 1000, failure);
 }
 
 static int cmd_summary(int argc, char **argv)
@@ -230,11 +253,10 @@ static int cmd_summary(int argc, char **argv)
 		if (json_object_get(sum, "growth"))
 			snprintf(extra, sizeof(extra),
 				 "per bind %.1f us, growth %.2f, ",
-				 json_number_value(json_object_get(json_object_get(sum, "per_bind_ns"), "median")) / 1000,
-				 json_number_value(json_object_get(json_object_get(sum, "growth"), "median")));
+				 stat_median(sum, "per_bind_ns") / 1000,
+				 stat_median(sum, "growth"));
 		if (*str(sum, "regime"))
-			snprintf(extra, sizeof(extra), "%s, ",
-				 str(sum, "regime"));
+			churn_details(sum, extra, sizeof(extra));
 		printf("%-44s %10.3f %-3s  [%.3f, %.3f]  %s%s (%zu rounds)\n",
 		       str(c, "case"), med, str(m, "unit"), lo, hi, extra,
 		       case_verdict(c, vbuf, sizeof(vbuf)),

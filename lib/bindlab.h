@@ -80,7 +80,13 @@ bool bl_ipv6_usable(struct bl_why *why);
 
 /* ---- sysctl.c: /proc/sys of the current namespace ---- */
 
-/* key is relative to /proc/sys, e.g. "net/ipv4/tcp_tw_reuse". */
+/* The sysctls the suite reads and sets, always in its own namespace. */
+#define BL_SYSCTL_PORT_RANGE	"net/ipv4/ip_local_port_range"
+#define BL_SYSCTL_TW_REUSE	"net/ipv4/tcp_tw_reuse"
+#define BL_SYSCTL_TW_DELAY	"net/ipv4/tcp_tw_reuse_delay"
+#define BL_SYSCTL_TIMESTAMPS	"net/ipv4/tcp_timestamps"
+
+/* key is relative to /proc/sys, e.g. BL_SYSCTL_TW_REUSE. */
 int bl_sysctl_read(const char *key, char *buf, size_t len);
 int bl_sysctl_write(const char *key, const char *val);
 int bl_sysctl_read_long(const char *key, long *val);
@@ -282,7 +288,7 @@ struct bl_churn_run {
 struct bl_churn_verdict {
 	const char *regime;	/* cpu-bound, near-port-cap, port-capped */
 	double cap;		/* predicted port cap, conn/s; 0: none */
-	char cap_why[128];
+	char cap_why[192];
 	char why[256];
 };
 

@@ -16,10 +16,10 @@
 #include "bindlab.h"
 
 static const char * const env_sysctls[] = {
-	"net/ipv4/ip_local_port_range",
-	"net/ipv4/tcp_tw_reuse",
-	"net/ipv4/tcp_tw_reuse_delay",
-	"net/ipv4/tcp_timestamps",
+	BL_SYSCTL_PORT_RANGE,
+	BL_SYSCTL_TW_REUSE,
+	BL_SYSCTL_TW_DELAY,
+	BL_SYSCTL_TIMESTAMPS,
 	"net/ipv4/tcp_max_tw_buckets",
 	"net/core/somaxconn",
 };
