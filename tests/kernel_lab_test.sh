@@ -131,15 +131,20 @@ for c in "reuseaddr same" "reuseport alternate"; do
 		fcmp "$sg >= 4 && $fg < 2"
 done
 
-# Same-address SO_REUSEPORT takes the fast path with or without the fix:
-# no claim either way, only that the two do not differ by 2x.
+# Same-address SO_REUSEPORT takes the fast path with or without the fix.
+# No claim of a speed-up: per-bind cost stays flat on both kernels (growth
+# is a ratio inside one round, immune to host drift), and the totals stay
+# within 5x of each other, against >= 50x for the cases above. A 2x band
+# failed under TCG on a shared host (one boot, 3 rounds, 20 vs 79 ms).
 c="reuseport same"
 read -r sm smin smax sn <<< "$(stats totals "$c" stock)"
 read -r fm fmin fmax fn <<< "$(stats totals "$c" fixed)"
+read -r sg _ _ _ <<< "$(stats growth "$c" stock)"
+read -r fg _ _ _ <<< "$(stats growth "$c" fixed)"
 if [ -n "${sm:-}" ] && [ -n "${fm:-}" ]; then
 	check ab.reuseport_same.no_stable_difference \
-		"stock $sm ms ($smin..$smax, n=$sn), fixed $fm ms ($fmin..$fmax, n=$fn)" \
-		fcmp "$sm < 2 * $fm && $fm < 2 * $sm"
+		"stock $sm ms ($smin..$smax, n=$sn, growth $sg), fixed $fm ms ($fmin..$fmax, n=$fn, growth $fg)" \
+		fcmp "$sg < 2 && $fg < 2 && $sm < 5 * $fm && $fm < 5 * $sm"
 else
 	not_ok ab.reuseport_same.no_stable_difference "no rounds"
 fi

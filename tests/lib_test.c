@@ -319,4 +319,36 @@ TEST(procnet_counts_our_sockets)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+TEST(port_parity_and_churn_regime)
+{
+	struct bl_churn_run run = { .range_lo = 32768, .range_hi = 60999 };
+	struct bl_churn_verdict v;
+
+	/* 28232 ports: connect() tries 14116 of one parity first. */
+	EXPECT_EQ(14116, bl_port_first_parity(32768, 60999));
+	EXPECT_EQ(2, bl_port_first_parity(40000, 40004));
+	EXPECT_EQ(1, bl_port_first_parity(40000, 40000));
+
+	/* Fewer connections than first-parity ports: never port-bound. */
+	run.done = 10000;
+	run.total_ns = 1000000000ULL;
+	bl_churn_regime(&run, 2, 1000, false, &v);
+	EXPECT_STREQ("cpu-bound", v.regime);
+	EXPECT_TRUE(NEAR(v.cap, 14116, 1e-9));
+
+	/* Second-parity ports in use: the range, not the CPU, set the rate. */
+	run.done = 50000;
+	run.second_parity = 10000;
+	bl_churn_regime(&run, 2, 1000, false, &v);
+	EXPECT_STREQ("port-capped", v.regime);
+
+	/* Without reuse the cap is the range over the TIME_WAIT length. */
+	bl_churn_regime(&run, 0, 1000, false, &v);
+	EXPECT_TRUE(NEAR(v.cap, 28232 / 60.0, 1e-9));
+
+	/* RST keeps no TIME_WAIT: nothing to wait for. */
+	bl_churn_regime(&run, 2, 1000, true, &v);
+	EXPECT_STREQ("cpu-bound", v.regime);
+}
+
 TEST_HARNESS_MAIN
