@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The project's test command (make check): unit tests of the library, the
-# command-line contract, the kselftests under kselftest's own runner, the
-# result-file tools and, unless BINDLAB_KERNEL_LAB=0, the kernel lab proof.
+# command-line contract and bad inputs, the kselftests under kselftest's
+# own runner, the result-file tools, style gates, sanitizers, fuzzing, host
+# safety under SIGKILL and, unless BINDLAB_KERNEL_LAB=0, the kernel lab.
 # Every component speaks TAP/KTAP; this adds up the individual cases and
 # ends with one line: "check: N passed, N failed, N skipped".
 set -u
@@ -57,6 +58,7 @@ run_part compare "$here/tests/compare_test.sh"
 run_part style "$here/tests/style_test.sh"
 run_part sanitize "$here/tests/sanitize_test.sh"
 run_part fuzz "$here/tests/fuzz_test.sh"
+run_part host_safety "$here/tests/host_safety_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] && [ -x "$here/tests/kernel_lab_test.sh" ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 fi
