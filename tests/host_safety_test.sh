@@ -72,7 +72,9 @@ verdicts() {
 	sed -n -e 's/^  \(known regression\|skipped\|FAIL (regressed)\|XPASS\) *\([^:]*\).*/\1 \2/p' \
 		-e 's/^\(bind_bench[^ ]*\) .*, \([a-z ]*\) ([0-9]* rounds)$/\1 \2/p' "$1" | sort
 }
-if [ $r1 -eq $r2 ] && [ $r1 -le 1 ] && diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/c2.log") >"$tmp/vd" &&
+# A run that printed no verdict at all must not pass as "the same".
+if [ "$(verdicts "$tmp/c1.log" | wc -l)" -ge 4 ] &&
+	[ $r1 -eq $r2 ] && [ $r1 -le 1 ] && diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/c2.log") >"$tmp/vd" &&
 	diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/full.log") >>"$tmp/vd"; then
 	tap_ok "two concurrent runs: both complete with the verdicts of a lone run (exit $r1)"
 else
