@@ -3,7 +3,7 @@
  * bindlab_results: the result files' one reader and writer for run.sh.
  *   merge OUT [--ktap NAME=FILE]... [RESULT.json]...   bundle a run
  *   summary RUN.json                                   one-screen summary
- *   compare [--threshold PCT] [--json OUT] BEFORE AFTER
+ *   compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE AFTER
  *   curve RUN.json DIR                                 plot data per case
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
@@ -26,7 +26,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: %s merge OUT [--ktap NAME=FILE]... [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
-		"       %s compare [--threshold PCT] [--json OUT] BEFORE.json AFTER.json\n"
+		"       %s compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE.json AFTER.json\n"
 		"       %s curve RUN.json DIR\n"
 		"exit: 0 ok, 1 regression beyond --threshold, 2 bad input\n",
 		prog, prog, prog, prog);
@@ -272,6 +272,16 @@ static int cmd_summary(int argc, char **argv)
 	return fails ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+static double percent_arg(const char *what, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (!*arg || *end || !isfinite(v) || v < 0 || v > 1e6)
+		die_usage("%s '%s' is not a percentage >= 0", what, arg);
+	return v;
+}
+
 static json_t *find_case(json_t *cases, const char *id)
 {
 	json_t *c;
@@ -294,27 +304,26 @@ static int cmd_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "threshold", required_argument, NULL, 't' },
+		{ "min-change", required_argument, NULL, 'm' },
 		{ "json", required_argument, NULL, 'j' },
 		{}
 	};
 	json_t *before, *after, *cb, *ca, *b, *a, *rows, *skipped, *out;
+	struct bl_cmp_opts opts = { -1, BL_CMP_MIN_CHANGE_PCT };
 	const char *json_out = NULL;
-	double threshold = -1;
 	struct bl_cmp_row row;
 	int c, regressions = 0;
 	size_t i;
-	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:t:m:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			threshold = strtod(optarg, &end);
-			if (!*optarg || *end || !isfinite(threshold) ||
-			    threshold < 0 || threshold > 1e6)
-				die_usage("--threshold '%s' is not a percentage >= 0",
-					  optarg);
+			opts.threshold_pct = percent_arg("--threshold", optarg);
+			break;
+		case 'm':
+			opts.min_change_pct = percent_arg("--min-change", optarg);
 			break;
 		case 'j':
 			if (!*optarg)
@@ -347,7 +356,7 @@ static int cmd_compare(int argc, char **argv)
 				"skipped", "only in BEFORE"));
 			continue;
 		}
-		if (bl_compare_case(b, a, threshold, &row))
+		if (bl_compare_case(b, a, &opts, &row))
 			die_usage("out of memory");
 		if (row.skipped[0]) {
 			json_array_append_new(skipped, bl_cmp_row_json(&row));
@@ -366,17 +375,20 @@ static int cmd_compare(int argc, char **argv)
 	json_array_foreach(skipped, i, b)
 		printf("%-44s not compared: %s\n", str(b, "case"),
 		       str(b, "skipped"));
-	printf("verdicts need p < 0.05 (Mann-Whitney over rounds) and a 95%% CI of the ratio excluding 1\n");
-	if (threshold >= 0)
-		printf("regressions beyond %.1f%%: %d\n", threshold, regressions);
+	printf("verdicts need p < 0.05 (Mann-Whitney over rounds), a 95%% CI of the ratio excluding 1 and a change of at least %.1f%%\n",
+	       opts.min_change_pct);
+	if (opts.threshold_pct >= 0)
+		printf("regressions beyond %.1f%%: %d\n", opts.threshold_pct,
+		       regressions);
 
 	if (json_out) {
-		out = json_pack("{s:s, s:i, s:s, s:s, s:f, s:o, s:o, s:i}",
+		out = json_pack("{s:s, s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:i}",
 				"schema", "bindlab.compare",
 				"schema_version", BINDLAB_SCHEMA_VERSION,
 				"before", argv[optind],
 				"after", argv[optind + 1],
-				"threshold_pct", threshold, "rows", rows,
+				"threshold_pct", opts.threshold_pct,
+				"min_change_pct", opts.min_change_pct, "rows", rows,
 				"skipped", skipped, "regressions", regressions);
 		c = bl_json_save(out, json_out);
 		json_decref(out);

@@ -11,7 +11,7 @@ results_tool=$here/bindlab_results
 usage() {
 	cat <<EOT
 usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
-       ./run.sh compare [--threshold PCT] [--json OUT] BEFORE.json AFTER.json
+       ./run.sh compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE.json AFTER.json
        ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]
        ./run.sh test                        the project's own tests (CI)
        ./run.sh kernel-build|vm|ab|bisect ARGS...   kernel lab (see each --help)
@@ -25,7 +25,9 @@ results/<kernel release>-<time>/.
   --full          the seed tables' sizes (16000 sockets, 50000 connections)
   --results DIR   where to put the run directory (default: results)
 compare: case by case, median ratio after/before with a bootstrap 95% CI and a
-Mann-Whitney test over the rounds; "no stable difference" unless both agree.
+Mann-Whitney test over the rounds; "no stable difference" unless both agree
+and the change is at least --min-change percent (default 10: drift between
+runs on a shared machine).
   --threshold PCT exit 1 when a case got slower by more than PCT percent
   --json OUT      the comparison as JSON
 Known regressions of the kernel under test: BINDLAB_XFAIL (test-name globs) or

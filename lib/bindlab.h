@@ -361,9 +361,15 @@ struct bl_cmp_row {
 	char skipped[160];		/* why not compared, or empty */
 };
 
-/* threshold_pct < 0: never flag a regression. */
-int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
-		    struct bl_cmp_row *row);
+struct bl_cmp_opts {
+	double threshold_pct;	/* < 0: never flag a regression */
+	double min_change_pct;	/* smaller changes are never claimed */
+};
+
+#define BL_CMP_MIN_CHANGE_PCT	10.0
+
+int bl_compare_case(json_t *before, json_t *after,
+		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row);
 json_t *bl_cmp_row_json(const struct bl_cmp_row *row);
 
 #endif /* BINDLAB_H */

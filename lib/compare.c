@@ -3,8 +3,9 @@
  * Before/after comparison of one case. The unit of evidence is a round:
  * the ratio of medians gets a bootstrap 95% confidence interval and a
  * Mann-Whitney test over the rounds' samples. A change is claimed only
- * when both agree; otherwise the row says "no stable difference", as
- * seed 000's letter did for its overlapping SO_REUSEPORT rows.
+ * when both agree and the change is at least min_change_pct; otherwise
+ * the row says "no stable difference", as seed 000's letter did for its
+ * overlapping SO_REUSEPORT rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -86,8 +87,8 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
-		    struct bl_cmp_row *row)
+int bl_compare_case(json_t *before, json_t *after,
+		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
 {
 	json_t *mb = json_object_get(before, "metric");
 	json_t *ma = json_object_get(after, "metric");
@@ -139,8 +140,14 @@ int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
 	free(sb);
 	free(sa);
 
+	/*
+	 * Rounds minutes apart on a shared machine drift by a few percent:
+	 * below min_change a difference may be real but is not claimed.
+	 */
 	row->significant = row->p < CMP_ALPHA && isfinite(row->ratio_lo) &&
-			   (row->ratio_lo > 1 || row->ratio_hi < 1);
+			   (row->ratio_lo > 1 || row->ratio_hi < 1) &&
+			   fabs(log(row->ratio)) >=
+			   log(1 + opts->min_change_pct / 100);
 	if (!row->significant) {
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "no stable difference");
@@ -151,8 +158,8 @@ int bl_compare_case(json_t *before, json_t *after, double threshold_pct,
 	if (worse > 1) {
 		snprintf(row->verdict, sizeof(row->verdict), "%.2fx slower",
 			 worse);
-		row->regression = threshold_pct >= 0 &&
-				  worse > 1 + threshold_pct / 100;
+		row->regression = opts->threshold_pct >= 0 &&
+				  worse > 1 + opts->threshold_pct / 100;
 	} else {
 		snprintf(row->verdict, sizeof(row->verdict), "%.2fx faster",
 			 1 / worse);

@@ -39,6 +39,7 @@ craft "$tmp/before.json" 0.1.0 1 \
 	overlap:total_ms:lower:100:$base \
 	rate:conn_per_s:higher:100:$base \
 	params:total_ms:lower:100:$base \
+	drift:total_ms:lower:100:$base \
 	gone:total_ms:lower:100:$base
 craft "$tmp/after.json" 0.1.2 1 \
 	slower:total_ms:lower:100:20,20.4,19.8,20.2,19.6,20.6 \
@@ -46,6 +47,7 @@ craft "$tmp/after.json" 0.1.2 1 \
 	overlap:total_ms:lower:100:10.1,9.85,10.25,9.95,10.05,9.9 \
 	rate:conn_per_s:higher:100:8,8.1,7.9,8.2,7.8,8.05 \
 	params:total_ms:lower:200:$base \
+	drift:total_ms:lower:100:10.5,10.71,10.4,10.6,10.3,10.8 \
 	new:total_ms:lower:100:$base
 
 # check NAME WANT-STATUS PATTERN CMD...
@@ -66,6 +68,8 @@ check "clear regression: 2x slower" 0 '^slower .* 2\.00x slower' "${cmp[@]}" "$t
 check "clear improvement: 2x faster" 0 '^faster .* 2\.0[0-9]x faster' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "overlapping samples: no stable difference" 0 '^overlap .*no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "higher-is-better metric that dropped is slower" 0 '^rate .* 1\.25x slower' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
+check "a 5% drift is not claimed by default" 0 '^drift .*no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
+check "--min-change 0 claims the 5% drift" 0 '^drift .* 1\.05x slower' "${cmp[@]}" --min-change 0 "$tmp/before.json" "$tmp/after.json"
 check "different parameters are not compared" 0 "^params .*not compared: parameter 'n' differs" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "case only in BEFORE is listed" 0 '^gone .*only in BEFORE' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "case only in AFTER is listed" 0 '^new .*only in AFTER' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"

@@ -13,6 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bl_why why = { "" };
+	const struct bl_cmp_opts opts = { 10, BL_CMP_MIN_CHANGE_PCT };
 	struct bl_cmp_row row;
 	json_error_t jerr;
 	json_t *root, *cases, *c;
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cases = bl_run_cases(root);
 	json_array_foreach(cases, i, c) {
-		if (bl_compare_case(c, c, 10, &row))
+		if (bl_compare_case(c, c, &opts, &row))
 			abort();
 		json_decref(bl_cmp_row_json(&row));
 	}
