@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -267,8 +268,12 @@ static int run_round(const struct opts *o, struct round_out *out,
 			 strerror(errno));
 		return BL_EXIT_FAIL;
 	}
-	if (!pid)
+	if (!pid) {
+		/* Killed with us: a round must not outlive bind_bench. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(BL_EXIT_FAIL);
 		_exit(one_round(o, out, progress));
+	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
 		snprintf(out->why, sizeof(out->why), "round child died%s%s",
 			 WIFSIGNALED(status) ? ": " : "",

@@ -12,7 +12,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/tap.sh"
 tmp=$(mktemp -d)
 trials=${BINDLAB_KILL_TRIALS:-20}
-procs='bind_bench|bind_bhash_test|tw_reuse_loopback|bindlab_results|qemu-system'
 
 cleanup() {
 	# A trial interrupted by a failure must not leave its group behind.
@@ -26,9 +25,10 @@ snapshot() {
 	grep -v -e ' /proc/' -e '^nsfs ' /proc/mounts | sort
 }
 
-# leftovers: our programs still running outside this test's own shell.
+# leftovers: processes of this checkout or of this test's runs (another
+# checkout's or session's are none of our business).
 leftovers() {
-	pgrep -af "$procs" | grep -v -e pgrep -e "$$" || true
+	pgrep -af -- "$here/|$tmp/" | grep -v -e "^$$ " -e pgrep || true
 }
 
 check_state() {

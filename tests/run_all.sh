@@ -15,19 +15,15 @@ trap 'rm -rf "$log"' EXIT
 pass=0 fail=0 skip=0 xfail=0
 failed_parts=""
 
-# count FILE: add up the TAP results of one component.
-count() {
+# counts FILE: "pass fail skip xfail" of one component's TAP results.
+counts() {
 	local p f s x
 	# Nested KTAP from the kselftest runner is prefixed with "# ".
 	p=$(grep -Ec '^(# )?ok [0-9]+ ' "$1")
 	s=$(grep -Ec '^(# )?ok [0-9]+ .*# SKIP' "$1")
 	x=$(grep -Ec '^(# )?ok [0-9]+ .*# XFAIL' "$1")
 	f=$(grep -Ec '^(# )?not ok [0-9]+ ' "$1")
-	pass=$((pass + p - s - x))
-	skip=$((skip + s))
-	xfail=$((xfail + x))
-	fail=$((fail + f))
-	echo "$p $f $s $x"
+	echo "$((p - s - x)) $f $s $x"
 }
 
 run_part() {
@@ -36,9 +32,12 @@ run_part() {
 	echo "== $name: $*"
 	"$@" >"$log/$name" 2>&1
 	rc=$?
-	grep -E '^(# )?(not )?ok [0-9]+ |^# (Totals|PASSED|FAILED)|^not ok|^# .*(SKIP|XFAIL)' "$log/$name" | sed 's/^/  /'
-	read -r p f s x < <(count "$log/$name")
-	echo "== $name: exit $rc; $((p - s - x)) passed, $f failed, $s skipped, $x xfail"
+	# Every result, and the diagnostics under a failing one.
+	awk '/^(# )?(not )?ok [0-9]+ /{ show = /not ok/; print "  " $0; next }
+	     show && /^#/ { print "  " $0 }' "$log/$name"
+	read -r p f s x < <(counts "$log/$name")
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
+	echo "== $name: exit $rc; $p passed, $f failed, $s skipped, $x xfail"
 	# Exit 4 is a whole-component SKIP; any other non-zero with no failing
 	# case (a crash, a timeout) still counts as one failure.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$f" -eq 0 ]; then
