@@ -95,7 +95,7 @@ cmd_main() {
 	# default churn stays below the first-parity ports of the range, so
 	# tw_reuse=0 does not crawl; --full is seed 004's experiment.
 	n=4000
-	churn=(-R "0,1,2" -n 10000 -r 3)
+	churn=(-R "0,1,2" -n 10000 -r 5)
 	if [ $full -eq 1 ]; then
 		n=16000
 		churn=(-R "0,2" -n 50000 -p 32768-65535 -t 300)

@@ -87,6 +87,25 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "";
 }
 
+/*
+ * The smallest p-value na and nb rounds can give: complete separation.
+ * With 3 rounds a side it is 0.08, so no difference can ever be claimed;
+ * say so rather than "no stable difference".
+ */
+static double min_p(size_t na, size_t nb)
+{
+	double *v = malloc((na + nb) * sizeof(*v)), p;
+	size_t i;
+
+	if (!v)
+		return 1;
+	for (i = 0; i < na + nb; i++)
+		v[i] = i;
+	p = bl_mann_whitney_p(v, na, v + na, nb);
+	free(v);
+	return p;
+}
+
 int bl_compare_case(json_t *before, json_t *after,
 		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
 {
@@ -144,6 +163,11 @@ int bl_compare_case(json_t *before, json_t *after,
 	 * Rounds minutes apart on a shared machine drift by a few percent:
 	 * below min_change a difference may be real but is not claimed.
 	 */
+	if (min_p(nb, na) >= CMP_ALPHA) {
+		snprintf(row->verdict, sizeof(row->verdict),
+			 "too few rounds (%zu+%zu; 4+ each)", nb, na);
+		return 0;
+	}
 	row->significant = row->p < CMP_ALPHA && isfinite(row->ratio_lo) &&
 			   (row->ratio_lo > 1 || row->ratio_hi < 1) &&
 			   fabs(log(row->ratio)) >=

@@ -83,6 +83,9 @@ else
 fi
 
 craft "$tmp/other_major.json" 0.2.0 1 slower:total_ms:lower:100:$base
+craft "$tmp/three.json" 0.1.0 1 slower:total_ms:lower:100:10,10.2,9.9
+craft "$tmp/three_after.json" 0.1.0 1 slower:total_ms:lower:100:20,20.4,19.8
+check "3 rounds a side: too few to claim anything" 0 '^slower .*too few rounds \(3\+3; 4\+ each\)' "${cmp[@]}" "$tmp/three.json" "$tmp/three_after.json"
 check "another harness series is not compared" 0 'not compared: harness 0.1.0 vs 0.2.0' "${cmp[@]}" "$tmp/before.json" "$tmp/other_major.json"
 
 "${cmp[@]}" --json "$tmp/cmp.json" "$tmp/before.json" "$tmp/after.json" >/dev/null
