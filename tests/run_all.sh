@@ -52,6 +52,7 @@ run_part() {
 run_part unit "$here/tests/lib_test"
 run_part cli "$here/tests/cli_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
+run_part degraded "$here/tests/degraded_test.sh"
 run_part kselftest make -s -C "$here" run_tests
 run_part compare "$here/tests/compare_test.sh"
 run_part style "$here/tests/style_test.sh"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where the suite cannot work it must say so: unprivileged, every program
+# is a SKIP (exit 4) with the reason; with RLIMIT_NOFILE too low for N,
+# the tests that need the descriptors SKIP with how many they need and the
+# rest still run.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$here" || exit 1
+
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	tap_skip "degraded environments" "needs root to drop privileges"
+	tap_done
+	exit
+fi
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+
+# skip4 NAME PATTERN CMD...: exit 4 and the reason in the output.
+skip4() {
+	local name=$1 pat=$2 rc
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 4 ] && grep -q -- "$pat" "$tmp/out"; then
+		tap_ok "$name: SKIP (exit 4) with the reason"
+	else
+		tap_not_ok "$name: SKIP (exit 4) with the reason" "exit $rc" "$(head -n 3 "$tmp/out")"
+	fi
+}
+
+why="cannot create a network namespace"
+skip4 "unprivileged bind_bhash_test" "1..0 # SKIP $why" "${nobody[@]}" ./bind_bhash_test
+skip4 "unprivileged tw_reuse_loopback" "1..0 # SKIP $why" "${nobody[@]}" ./tw_reuse_loopback
+skip4 "unprivileged churn" "SKIP: .*$why" "${nobody[@]}" ./tw_reuse_loopback churn -n 10
+skip4 "unprivileged bind_bench" "SKIP: $why" "${nobody[@]}" ./bind_bench -b 1 reuseaddr same 10
+skip4 "unprivileged run.sh" "SKIP: needs root" "${nobody[@]}" ./run.sh
+
+# Too few descriptors: the fastreuse cases skip, the rest of the suite runs.
+prlimit --nofile=1000:1000 ./bind_bhash_test >"$tmp/out" 2>&1
+rc=$?
+skips=$(grep -c '^ok .*bind_fastreuse.*# SKIP needs 4032 file descriptors (4000 sockets + 32), RLIMIT_NOFILE allows 1000' "$tmp/out")
+passes=$(grep -c '^ok [0-9]* bind_conflict\.' "$tmp/out")
+if [ "$skips" -eq 20 ] && [ "$passes" -gt 100 ] && ! grep -q '^not ok' "$tmp/out"; then
+	tap_ok "RLIMIT_NOFILE 1000: 20 fastreuse SKIPs say what they need, $passes conflict rows still run (exit $rc)"
+else
+	tap_not_ok "RLIMIT_NOFILE 1000" "exit $rc, $skips skips, $passes conflict passes" "$(grep -m 3 '^not ok' "$tmp/out")"
+fi
+
+tap_done
