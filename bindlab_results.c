@@ -110,6 +110,36 @@ static json_t *parse_ktap(const char *program, const char *path)
 	return tests;
 }
 
+static json_t *find_case(json_t *cases, const char *id);
+
+/*
+ * Results of the same case from several files (boots of a VM, say) pool
+ * their rounds: each round stays one sample of the metric. The first
+ * file's summary and environment stay; "pooled_files" counts the rest.
+ */
+static void add_cases(json_t *cases, json_t *more)
+{
+	json_t *c, *have;
+	size_t i;
+
+	json_array_foreach(more, i, c) {
+		have = find_case(cases, str(c, "case"));
+		if (!have) {
+			json_array_append(cases, c);
+			continue;
+		}
+		json_array_extend(json_object_get(json_object_get(have, "metric"),
+						  "samples"),
+				  json_object_get(json_object_get(c, "metric"),
+						  "samples"));
+		if (json_is_array(json_object_get(have, "rounds")))
+			json_array_extend(json_object_get(have, "rounds"),
+					  json_object_get(c, "rounds"));
+		json_object_set_new(have, "pooled_files",
+			json_integer(json_integer_value(json_object_get(have, "pooled_files")) + 1));
+	}
+}
+
 static int cmd_merge(int argc, char **argv)
 {
 	json_t *run, *cases = json_array(), *tests = json_array(), *in, *c;
@@ -133,7 +163,7 @@ static int cmd_merge(int argc, char **argv)
 		}
 		in = load_or_die(argv[a]);
 		c = bl_run_cases(in);
-		json_array_extend(cases, c);
+		add_cases(cases, c);
 		json_decref(c);
 		json_decref(in);
 	}

@@ -8,10 +8,12 @@ BINDLAB_CACHE=${BINDLAB_CACHE:-$HOME/.cache/bindlab}
 # Builds and VMs share two cores with timing-sensitive benchmarks.
 BINDLAB_NICE=${BINDLAB_NICE:-19}
 BL_KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # for the scripts that source this file
 BL_REPO_DIR=$(cd "$BL_KERNEL_DIR/.." && pwd)
 BL_PROG=${BL_PROG:-$(basename "$0")}
 
 # The four cases of the seed-000 table, as bind_bench MODE ADDRESSES.
+# shellcheck disable=SC2034 # for the scripts that source this file
 BL_SEED_CASES=("reuseaddr same" "reuseaddr alternate"
 	       "reuseport same" "reuseport alternate")
 

@@ -8,18 +8,18 @@
 # history of that tree.
 #
 # Exit: 0 every check passed, 1 a check failed, 4 qemu cannot run here.
-# Knobs: BINDLAB_LAB_SOCKETS (default 8000), BINDLAB_LAB_ROUNDS (3),
+# Knobs: BINDLAB_LAB_SOCKETS (default 8000), BINDLAB_LAB_ROUNDS (4: the
+# fewest for which compare can reach p < 0.05),
 # BINDLAB_LAB_BOOTS (1), BINDLAB_LAB_BISECT_SOCKETS (4000), BINDLAB_CACHE,
 # BINDLAB_NICE, BINDLAB_ACCEL.
 
 set -uo pipefail
 KDIR=$(cd "$(dirname "$0")/../kernel" && pwd)
-export BL_PROG=kernel_lab_test
 # shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
 . "$KDIR/lib.sh"
 
 sockets=${BINDLAB_LAB_SOCKETS:-8000}
-rounds=${BINDLAB_LAB_ROUNDS:-3}
+rounds=${BINDLAB_LAB_ROUNDS:-4}
 boots=${BINDLAB_LAB_BOOTS:-1}
 bisect_sockets=${BINDLAB_LAB_BISECT_SOCKETS:-4000}
 fix=$KDIR/patches/0001-tcp-fix-fastreuse-cache-initialization-on-first-bind.patch
@@ -122,7 +122,7 @@ for c in "reuseaddr same" "reuseport alternate"; do
 		not_ok "$name" "no rounds"
 		continue
 	fi
-	ratio=$(awk -v a="$sm" -v b="$fm" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')
+	ratio=$(awk -v a="$sm" -v b="$fm" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
 	check "$name" "stock $sm ms ($smin..$smax, n=$sn), fixed $fm ms ($fmin..$fmax, n=$fn), ${ratio}x" \
 		fcmp "$sm >= 50 * $fm && $smin > $fmax"
 	read -r sg _ _ _ <<< "$(stats growth "$c" stock)"
@@ -134,8 +134,9 @@ done
 # Same-address SO_REUSEPORT takes the fast path with or without the fix.
 # No claim of a speed-up: per-bind cost stays flat on both kernels (growth
 # is a ratio inside one round, immune to host drift), and the totals stay
-# within 5x of each other, against >= 50x for the cases above. A 2x band
-# failed under TCG on a shared host (one boot, 3 rounds, 20 vs 79 ms).
+# within 10x of each other, against >= 50x for the cases above. Under TCG
+# the stock kernel is 2-4x slower here (STRICT instead of ANY fastreuseport
+# compares addresses on every bind: O(1), but not free), so a 2x band fails.
 c="reuseport same"
 read -r sm smin smax sn <<< "$(stats totals "$c" stock)"
 read -r fm fmin fmax fn <<< "$(stats totals "$c" fixed)"
@@ -144,7 +145,7 @@ read -r fg _ _ _ <<< "$(stats growth "$c" fixed)"
 if [ -n "${sm:-}" ] && [ -n "${fm:-}" ]; then
 	check ab.reuseport_same.no_stable_difference \
 		"stock $sm ms ($smin..$smax, n=$sn, growth $sg), fixed $fm ms ($fmin..$fmax, n=$fn, growth $fg)" \
-		fcmp "$sg < 2 && $fg < 2 && $sm < 5 * $fm && $fm < 5 * $sm"
+		fcmp "$sg < 2 && $fg < 2 && $sm < 10 * $fm && $fm < 10 * $sm"
 else
 	not_ok ab.reuseport_same.no_stable_difference "no rounds"
 fi
@@ -173,16 +174,20 @@ if [ ! -x "$BL_REPO_DIR/bind_bhash_test" ]; then
 elif bhash_check stock "$stock" && bhash_check fixed "$fixed"; then
 	s=$lab/bhash-stock/results
 	f=$lab/bhash-fixed/results
-	if ! grep -qi fastreuse "$s"; then
+	# The bug hits SO_REUSEADDR (any address) and SO_REUSEPORT with
+	# alternating addresses; same-address SO_REUSEPORT (and both options)
+	# keep the fast path on the stock kernel too.
+	hit='fastreuse.*(reuseaddr|reuseport_alternate)'
+	if ! grep -qiE "$hit" "$s"; then
 		skip bhash.fastreuse "bind_bhash_test has no fastreuse test"
 	else
-		check bhash.fastreuse.fail_on_stock "$(grep -ci fastreuse "$s") tests" \
-			bash -c "! grep -i fastreuse '$s' | grep -q '^ok'"
-		check bhash.fastreuse.pass_on_fixed "" \
+		check bhash.fastreuse.fail_on_stock "$(grep -ciE "$hit" "$s") tests" \
+			bash -c "! grep -iE '$hit' '$s' | grep -q '^ok'"
+		check bhash.fastreuse.pass_on_fixed "$(grep -ci fastreuse "$f") tests" \
 			bash -c "! grep -i fastreuse '$f' | grep -q '^not_ok'"
 	fi
-	check bhash.semantics.pass_on_both "$(grep -vci fastreuse "$s") tests" \
-		bash -c "! grep -vhi fastreuse '$s' '$f' | grep -q '^not_ok'"
+	check bhash.others.pass_on_both "$(grep -vciE "$hit" "$s") tests" \
+		bash -c "! grep -vhiE '$hit' '$s' '$f' | grep -q '^not_ok'"
 else
 	not_ok bhash "bind_bhash_test gave no result in a VM (see $lab/bhash-*)"
 fi
