@@ -192,6 +192,19 @@ else
 	not_ok bhash "bind_bhash_test gave no result in a VM (see $lab/bhash-*)"
 fi
 
+# --- 3b. tw_reuse_loopback on 6.12: a kernel without tcp_tw_reuse_delay ---
+# Every semantic case must pass with the up-to-1 s reuse delay waited out;
+# only the rows of the missing sysctl skip, and they say why.
+tw=$lab/tw-stock
+rm -rf "$tw"
+"$KDIR/vm.sh" -k "$stock" -o "$tw" -T 900 -- tw_reuse_loopback > /dev/null
+tw_skips=$(grep -c '^ok .*# SKIP no net/ipv4/tcp_tw_reuse_delay' "$tw/output.log" 2> /dev/null)
+tw_fails=$(grep -c '^not ok' "$tw/output.log" 2> /dev/null)
+tw_oks=$(grep -c '^ok' "$tw/output.log" 2> /dev/null)
+check tw_reuse.no_delay_sysctl "$tw_oks ok ($tw_skips skip: no tcp_tw_reuse_delay), $tw_fails fail" \
+	test "$(cat "$tw/status" 2> /dev/null)" = 0 -a "${tw_fails:-1}" = 0 \
+	-a "${tw_skips:-0}" -ge 1 -a "${tw_oks:-0}" -gt "${tw_skips:-0}"
+
 # --- 4. git bisect run finds the commit that brings the bug back ------------
 start=$SECONDS
 repo=$lab/bisect-repo
