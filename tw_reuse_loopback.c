@@ -860,15 +860,9 @@ static int churn_parse(struct churn_opts *o, int argc, char **argv,
 				NULL)) != -1) {
 		if (c == 'h')
 			return 1;
-		if (c == ':')
-			return bl_why_set(why, EINVAL, "option %s needs a value",
-					  argv[optind - 1]);
-		if (c == '?' && optopt)
-			return bl_why_set(why, EINVAL, "unknown option -%c",
-					  optopt);
-		if (c == '?')
-			return bl_why_set(why, EINVAL, "unknown option %s",
-					  argv[optind - 1]);
+		err = bl_getopt_error(c, argv, why);
+		if (err)
+			return err;
 		err = churn_option(o, c, optarg, why);
 		if (err)
 			return err;

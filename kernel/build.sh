@@ -91,13 +91,8 @@ make_patched_tree()
 		return 0
 	fi
 	bl_log "preparing patched tree $dest"
-	rm -rf "$dest" "$dest.tmp"
-	mkdir -p "$dest.tmp"
-	for f in "$tree"/* "$tree"/.[!.]*; do
-		[ -e "$f" ] || continue
-		[ "$(basename "$f")" = .git ] && continue
-		cp -al "$f" "$dest.tmp/"
-	done
+	rm -rf "$dest"
+	bl_link_tree "$tree" "$dest.tmp"
 	while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
 		cp -p "$dest.tmp/$f" "$dest.tmp/$f.bindlab-unlink"

@@ -86,13 +86,8 @@ if [ -d "$repo/.git" ]; then
 fi
 
 bl_log "creating the lab history in $repo"
-rm -rf "$repo" "$repo.tmp"
-mkdir -p "$repo.tmp"
-for f in "$tree"/* "$tree"/.[!.]*; do
-	[ -e "$f" ] || continue
-	[ "$(basename "$f")" = .git ] && continue
-	cp -al "$f" "$repo.tmp/"
-done
+rm -rf "$repo"
+bl_link_tree "$tree" "$repo.tmp"
 for f in "${harmless[@]}" $(awk '/^\+\+\+ / { sub(/^b\//, "", $2); print $2 }' "$fix"); do
 	cp -p "$repo.tmp/$f" "$repo.tmp/$f.unshare"
 	mv "$repo.tmp/$f.unshare" "$repo.tmp/$f"

@@ -102,6 +102,21 @@ bl_bench_growth()
 	bl_bench_field growth "$@"
 }
 
+# bl_link_tree SRC DEST: DEST (made anew) holds SRC's files as hard links,
+# .git left out; callers unshare (copy) a file before they change it.
+bl_link_tree()
+{
+	local f
+
+	rm -rf "$2"
+	mkdir -p "$2"
+	for f in "$1"/* "$1"/.[!.]*; do
+		[ -e "$f" ] || continue
+		[ "$(basename "$f")" = .git ] && continue
+		cp -al "$f" "$2/"
+	done
+}
+
 # bl_want_uint OPTION VALUE MIN: a whole number >= MIN, else a usage error.
 bl_want_uint()
 {

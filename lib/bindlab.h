@@ -311,6 +311,11 @@ void bl_churn_regime(const struct bl_churn_run *run, int tw_reuse,
 
 /* Whole string a base-10 integer in [min, max]. */
 int bl_parse_long(const char *s, long min, long max, long *out);
+/*
+ * getopt_long() returned c (optstring starting with "+:"): for ':' and
+ * '?' the one-line usage error in why and -EINVAL, else 0.
+ */
+int bl_getopt_error(int c, char **argv, struct bl_why *why);
 /* The same for a command-line argument named what; why gets the message. */
 int bl_arg_long(const char *what, const char *s, long min, long max,
 		long *out, struct bl_why *why);

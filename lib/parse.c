@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Strict number parsing: "12abc", "", " 3" and overflow are all errors. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,19 @@ int bl_parse_long(const char *s, long min, long max, long *out)
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+int bl_getopt_error(int c, char **argv, struct bl_why *why)
+{
+	if (c == ':')
+		return bl_why_set(why, EINVAL, "option %s needs a value",
+				  argv[optind - 1]);
+	if (c == '?' && optopt)
+		return bl_why_set(why, EINVAL, "unknown option -%c", optopt);
+	if (c == '?')
+		return bl_why_set(why, EINVAL, "unknown option %s",
+				  argv[optind - 1]);
 	return 0;
 }
 
