@@ -25,10 +25,12 @@ snapshot() {
 	grep -v -e ' /proc/' -e '^nsfs ' /proc/mounts | sort
 }
 
-# leftovers: processes of this checkout or of this test's runs (another
-# checkout's or session's are none of our business).
+# leftovers: our programs, run.sh, kernel scripts or a qemu of this
+# checkout or of this test's runs. Not the test's own ancestors (make,
+# run_all.sh), nor another checkout's or session's processes.
 leftovers() {
-	pgrep -af -- "$here/|$tmp/" | grep -v -e "^$$ " -e pgrep || true
+	pgrep -af -- "($here|$tmp)/(bind_bench|bind_bhash_test|tw_reuse_loopback|bindlab_results|run\.sh|kernel/)|qemu-system.*$tmp/" |
+		grep -v -e "^$$ " -e pgrep || true
 }
 
 check_state() {
