@@ -205,6 +205,24 @@ check tw_reuse.no_delay_sysctl "$tw_oks ok ($tw_skips skip: no tcp_tw_reuse_dela
 	test "$(cat "$tw/status" 2> /dev/null)" = 0 -a "${tw_fails:-1}" = 0 \
 	-a "${tw_skips:-0}" -ge 1 -a "${tw_oks:-0}" -gt "${tw_skips:-0}"
 
+# --- 3c. SIGKILL of the VM runner leaves no qemu behind -------------------
+# The runner alone (its children are not signalled: they must notice), at
+# random moments: building the initramfs, booting, running bind_bench.
+for i in 1 2 3; do
+	kdir=$lab/kill-$i
+	rm -rf "$kdir"
+	setsid "$KDIR/vm.sh" -k "$stock" -o "$kdir" -T 300 -- \
+		bind_bench -q -r 3 reuseaddr same 4000 > /dev/null 2>&1 &
+	pg=$!
+	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", 0.5 + rand() * 12 }')
+	sleep "$delay"
+	kill -KILL "$pg" 2> /dev/null
+	wait "$pg" 2> /dev/null
+	sleep 1
+	left=$(pgrep -af -- "qemu-system.*$stock|$kdir" | grep -v pgrep)
+	check "vm.sigkill_$i" "killed at ${delay}s${left:+, left: $left}" test -z "$left"
+done
+
 # --- 4. git bisect run finds the commit that brings the bug back ------------
 start=$SECONDS
 repo=$lab/bisect-repo
