@@ -205,6 +205,17 @@ check tw_reuse.no_delay_sysctl "$tw_oks ok ($tw_skips skip: no tcp_tw_reuse_dela
 	test "$(cat "$tw/status" 2> /dev/null)" = 0 -a "${tw_fails:-1}" = 0 \
 	-a "${tw_skips:-0}" -ge 1 -a "${tw_oks:-0}" -gt "${tw_skips:-0}"
 
+# --- 3b'. A kernel booted with ipv6.disable=1: IPv6 cases SKIP, none fail --
+nov6=$lab/noipv6
+rm -rf "$nov6"
+"$KDIR/vm.sh" -k "$fixed" -A ipv6.disable=1 -o "$nov6" -T 900 \
+	-c 'tw_reuse_loopback; echo "tw_rc=$?"; bind_bhash_test; echo "bhash_rc=$?"' > /dev/null
+v6_skips=$(grep -c '^ok .*# SKIP IPv6 not available' "$nov6/output.log" 2> /dev/null)
+v6_fails=$(grep -c '^not ok' "$nov6/output.log" 2> /dev/null)
+check ipv6_disabled.skips "$v6_skips SKIP with the reason, $v6_fails fail" \
+	test "${v6_fails:-1}" = 0 -a "${v6_skips:-0}" -gt 100 \
+	-a "$(grep -c '_rc=0$' "$nov6/output.log" 2> /dev/null)" = 2
+
 # --- 3c. SIGKILL of the VM runner leaves no qemu behind -------------------
 # The runner alone (its children are not signalled: they must notice), at
 # random moments: building the initramfs, booting, running bind_bench.
