@@ -84,6 +84,8 @@ json_t *bl_env_json(void)
 			    first_line_after("/proc/cpuinfo", "model name"));
 	json_object_set_new(env, "nproc",
 			    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	/* A busy machine drifts: a reader comparing runs should see it. */
+	json_object_set_new(env, "loadavg", file_string("/proc/loadavg"));
 	json_object_set_new(env, "clocksource",
 			    file_string("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
 	for (i = 0; i < ARRAY_SIZE(env_sysctls); i++) {
