@@ -249,8 +249,12 @@ static void wait_reuse_delay(bool delay_sysctl)
 		usleep(10 * 1000);
 		return;
 	}
+	/*
+	 * One more whole second: the last segment that stamped the TIME_WAIT
+	 * may be processed after our clock read (seen under qemu TCG).
+	 */
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	usleep((1000000000L - now.tv_nsec) / 1000 + 10 * 1000);
+	usleep((1000000000L - now.tv_nsec) / 1000 + 1010 * 1000);
 }
 
 static const char *errname(int err)
