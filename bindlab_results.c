@@ -3,7 +3,7 @@
  * bindlab_results: the result files' one reader and writer for run.sh.
  *   merge OUT [--ktap NAME=FILE]... [RESULT.json]...   bundle a run
  *   summary RUN.json                                   one-screen summary
- *   compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE AFTER
+ *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
@@ -26,7 +26,8 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: %s merge OUT [--ktap NAME=FILE]... [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
-		"       %s compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE.json AFTER.json\n"
+		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
+		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
 		"exit: 0 ok, 1 regression beyond --threshold, 2 bad input\n",
 		prog, prog, prog, prog);
@@ -325,9 +326,124 @@ static json_t *find_case(json_t *cases, const char *id)
 
 static void print_row(const struct bl_cmp_row *r)
 {
-	printf("%-44s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%.3g  %s\n",
+	char n[32];
+
+	snprintf(n, sizeof(n), "%s %d+%d", bl_cmp_method_name(r->method),
+		 r->method == BL_CMP_RUNS ? r->runs_before : r->rounds_before,
+		 r->method == BL_CMP_RUNS ? r->runs_after : r->rounds_after);
+	printf("%-44s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%-8.3g %-11s %s\n",
 	       r->case_id, r->before, r->after, r->unit, r->ratio,
-	       r->ratio_lo, r->ratio_hi, r->p, r->verdict);
+	       r->ratio_lo, r->ratio_hi, r->p, n, r->verdict);
+}
+
+/* The files of one side, loaded, with their cases. */
+struct side {
+	char **paths;
+	json_t **files, **cases;
+	size_t n;
+};
+
+static void side_load(struct side *s, char **paths, size_t n)
+{
+	size_t i;
+
+	s->paths = paths;
+	s->n = n;
+	s->files = calloc(n, sizeof(*s->files));
+	s->cases = calloc(n, sizeof(*s->cases));
+	if (!s->files || !s->cases)
+		die_usage("out of memory");
+	for (i = 0; i < n; i++) {
+		s->files[i] = load_or_die(paths[i]);
+		s->cases[i] = bl_run_cases(s->files[i]);
+	}
+}
+
+static void side_free(struct side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		json_decref(s->cases[i]);
+		json_decref(s->files[i]);
+	}
+	free(s->cases);
+	free(s->files);
+}
+
+/* A run counted twice would pass for replication: refuse it. */
+static void no_file_twice(const struct side *b, const struct side *a)
+{
+	size_t n = b->n + a->n, i, j;
+	struct stat *st = calloc(n, sizeof(*st));
+	char **path = calloc(n, sizeof(*path));
+
+	if (!st || !path)
+		die_usage("out of memory");
+	memcpy(path, b->paths, b->n * sizeof(*path));
+	memcpy(path + b->n, a->paths, a->n * sizeof(*path));
+	for (i = 0; i < n; i++) {
+		if (stat(path[i], &st[i]))
+			die_usage("cannot read %s: %s", path[i], strerror(errno));
+		for (j = 0; j < i; j++)
+			if (st[i].st_dev == st[j].st_dev &&
+			    st[i].st_ino == st[j].st_ino)
+				die_usage("%s is given twice: a run counts once",
+					  path[i]);
+	}
+	free(path);
+	free(st);
+}
+
+/* The runs of one side that hold case id; the count is returned. */
+static size_t runs_of(const struct side *s, const char *id, json_t **runs)
+{
+	size_t i, n = 0;
+	json_t *c;
+
+	for (i = 0; i < s->n; i++) {
+		c = find_case(s->cases[i], id);
+		if (c)
+			runs[n++] = c;
+	}
+	return n;
+}
+
+static bool listed(json_t *ids, const char *id)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(ids, i, v)
+		if (!strcmp(json_string_value(v), id))
+			return true;
+	return false;
+}
+
+/* Case ids in order of first appearance, BEFORE's files first. */
+static json_t *case_ids(const struct side *b, const struct side *a)
+{
+	const struct side *sides[] = { b, a };
+	json_t *ids = json_array(), *c;
+	size_t k, f, i;
+
+	for (k = 0; k < 2; k++)
+		for (f = 0; f < sides[k]->n; f++)
+			json_array_foreach(sides[k]->cases[f], i, c)
+				if (!listed(ids, str(c, "case")))
+					json_array_append_new(ids,
+						json_string(str(c, "case")));
+	return ids;
+}
+
+static json_t *paths_json(const struct side *s)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		json_array_append_new(arr, json_string(s->paths[i]));
+	return arr;
 }
 
 static int cmd_compare(int argc, char **argv)
@@ -335,25 +451,34 @@ static int cmd_compare(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "threshold", required_argument, NULL, 't' },
 		{ "min-change", required_argument, NULL, 'm' },
+		{ "drift", required_argument, NULL, 'd' },
 		{ "json", required_argument, NULL, 'j' },
 		{}
 	};
-	json_t *before, *after, *cb, *ca, *b, *a, *rows, *skipped, *out;
-	struct bl_cmp_opts opts = { -1, BL_CMP_MIN_CHANGE_PCT };
+	struct bl_cmp_opts opts = {
+		-1, BL_CMP_MIN_CHANGE_PCT, BL_CMP_DRIFT_PCT
+	};
+	json_t *ids, *rows, *skipped, *out, *id, **rb, **ra;
+	struct bl_cmp_side cb, ca;
+	struct side before, after;
 	const char *json_out = NULL;
 	struct bl_cmp_row row;
-	int c, regressions = 0;
+	int c, regressions = 0, sep = -1, first_after;
+	double max_load = 0;
 	size_t i;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:m:j:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:t:m:d:j:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			opts.threshold_pct = percent_arg("--threshold", optarg);
 			break;
 		case 'm':
 			opts.min_change_pct = percent_arg("--min-change", optarg);
+			break;
+		case 'd':
+			opts.drift_pct = percent_arg("--drift", optarg);
 			break;
 		case 'j':
 			if (!*optarg)
@@ -366,59 +491,81 @@ static int cmd_compare(int argc, char **argv)
 			die_usage("unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		die_usage("compare needs BEFORE.json AFTER.json");
-	/* Load both before writing anything: bad input leaves no file. */
-	before = load_or_die(argv[optind]);
-	after = load_or_die(argv[optind + 1]);
-	cb = bl_run_cases(before);
-	ca = bl_run_cases(after);
+	for (c = optind; c < argc; c++)
+		if (!strcmp(argv[c], "--")) {
+			if (sep >= 0)
+				die_usage("compare takes one -- between BEFORE and AFTER files");
+			sep = c;
+		}
+	if (sep < 0 && argc - optind == 2) {
+		sep = optind + 1;
+		first_after = sep;
+	} else {
+		first_after = sep + 1;
+	}
+	if (sep <= optind || first_after >= argc)
+		die_usage("compare needs BEFORE.json AFTER.json, or BEFORE.json... -- AFTER.json...");
+	/* Load everything before writing anything: bad input leaves no file. */
+	side_load(&before, argv + optind, sep - optind);
+	side_load(&after, argv + first_after, argc - first_after);
+	no_file_twice(&before, &after);
+	rb = calloc(before.n, sizeof(*rb));
+	ra = calloc(after.n, sizeof(*ra));
+	if (!rb || !ra)
+		die_usage("out of memory");
+	ids = case_ids(&before, &after);
 	rows = json_array();
 	skipped = json_array();
 
-	printf("%-44s %12s %12s      %-24s %-9s %s\n", "case", "before",
-	       "after", "after/before [95% CI]", "", "verdict");
-	json_array_foreach(cb, i, b) {
-		a = find_case(ca, str(b, "case"));
-		if (!a) {
-			json_array_append_new(skipped, json_pack("{s:s, s:s}",
-				"case", str(b, "case"),
-				"skipped", "only in BEFORE"));
+	printf("%-44s %12s %12s      %-24s %-10s %-11s %s\n", "case", "before",
+	       "after", "after/before [95% CI]", "", "n", "verdict");
+	json_array_foreach(ids, i, id) {
+		cb = (struct bl_cmp_side){ rb, runs_of(&before, json_string_value(id), rb) };
+		ca = (struct bl_cmp_side){ ra, runs_of(&after, json_string_value(id), ra) };
+		if (!cb.n || !ca.n) {
+			json_array_append_new(skipped, json_pack("{s:O, s:s}",
+				"case", id, "skipped",
+				cb.n ? "only in BEFORE" : "only in AFTER"));
 			continue;
 		}
-		if (bl_compare_case(b, a, &opts, &row))
+		if (bl_compare_case(&cb, &ca, &opts, &row))
 			die_usage("out of memory");
 		if (row.skipped[0]) {
 			json_array_append_new(skipped, bl_cmp_row_json(&row));
 			continue;
 		}
 		print_row(&row);
+		max_load = fmax(max_load, row.load);
 		regressions += row.regression;
 		json_array_append_new(rows, bl_cmp_row_json(&row));
 	}
-	json_array_foreach(ca, i, a) {
-		if (!find_case(cb, str(a, "case")))
-			json_array_append_new(skipped, json_pack("{s:s, s:s}",
-				"case", str(a, "case"),
-				"skipped", "only in AFTER"));
-	}
-	json_array_foreach(skipped, i, b)
-		printf("%-44s not compared: %s\n", str(b, "case"),
-		       str(b, "skipped"));
-	printf("verdicts need p < 0.05 (Mann-Whitney over rounds), a 95%% CI of the ratio excluding 1 and a change of at least %.1f%%\n",
-	       opts.min_change_pct);
+	json_array_foreach(skipped, i, id)
+		printf("%-44s not compared: %s\n", str(id, "case"),
+		       str(id, "skipped"));
+	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
+	       "runs N+M: each file holding the case is a run; one sample per run (its median), Welch's t on logs:\n"
+	       "          drift between runs counts as noise.\n"
+	       "rounds N+M: one run on a side: Mann-Whitney and bootstrap CI over its rounds, which miss drift\n"
+	       "          between runs, so changes under %.3gx are not claimed (--drift); for finer claims give\n"
+	       "          2+ runs a side: BEFORE.json... -- AFTER.json...\n",
+	       opts.min_change_pct, 1 + opts.drift_pct / 100);
+	if (max_load > 1)
+		printf("note: runs recorded up to %.1f runnable tasks per CPU (1-minute load): their times include\n"
+		       "      waiting for a CPU; one run a side, the drift floor grows by that factor\n",
+		       max_load);
 	if (opts.threshold_pct >= 0)
 		printf("regressions beyond %.1f%%: %d\n", opts.threshold_pct,
 		       regressions);
 
 	if (json_out) {
-		out = json_pack("{s:s, s:i, s:s, s:s, s:f, s:f, s:o, s:o, s:i}",
+		out = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:i}",
 				"schema", "bindlab.compare",
 				"schema_version", BINDLAB_SCHEMA_VERSION,
-				"before", argv[optind],
-				"after", argv[optind + 1],
+				"before", paths_json(&before),
+				"after", paths_json(&after),
 				"threshold_pct", opts.threshold_pct,
-				"min_change_pct", opts.min_change_pct, "rows", rows,
+				"min_change_pct", opts.min_change_pct,
+				"drift_pct", opts.drift_pct, "rows", rows,
 				"skipped", skipped, "regressions", regressions);
 		c = bl_json_save(out, json_out);
 		json_decref(out);
@@ -428,10 +575,11 @@ static int cmd_compare(int argc, char **argv)
 		json_decref(rows);
 		json_decref(skipped);
 	}
-	json_decref(cb);
-	json_decref(ca);
-	json_decref(before);
-	json_decref(after);
+	json_decref(ids);
+	free(rb);
+	free(ra);
+	side_free(&before);
+	side_free(&after);
 	return regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 

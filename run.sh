@@ -11,7 +11,8 @@ results_tool=$here/bindlab_results
 usage() {
 	cat <<EOT
 usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
-       ./run.sh compare [--threshold PCT] [--min-change PCT] [--json OUT] BEFORE.json AFTER.json
+       ./run.sh compare [OPTIONS] BEFORE.json AFTER.json
+       ./run.sh compare [OPTIONS] BEFORE.json... -- AFTER.json...
        ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]
        ./run.sh test                        the project's own tests (CI)
        ./run.sh kernel-build|vm|ab|bisect ARGS...   kernel lab (see each --help)
@@ -24,11 +25,17 @@ samples and the environment) and plot.svg/plot.png under
 results/<kernel release>-<time>/.
   --full          the seed tables' sizes (16000 sockets, 50000 connections)
   --results DIR   where to put the run directory (default: results)
-compare: case by case, median ratio after/before with a bootstrap 95% CI and a
-Mann-Whitney test over the rounds; "no stable difference" unless both agree
-and the change is at least --min-change percent (default 10: drift between
-runs on a shared machine).
+compare: case by case, after/before with a 95% CI and a test; a change is
+claimed only when p < 0.05, the CI excludes 1 and the change is at least
+--min-change percent (default 10); otherwise "no stable difference".
+With 2+ runs (result files) a side, each run's median is one sample (Welch's
+t on logs), so drift between runs counts as noise. With one run a side the
+rounds are the samples (Mann-Whitney, bootstrap CI); they cannot show drift
+between runs, so changes below --drift percent (default 100: 2x) are not
+claimed either. For finer claims, give 2+ runs a side.
   --threshold PCT exit 1 when a case got slower by more than PCT percent
+  --min-change PCT  smallest change ever claimed (default 10)
+  --drift PCT     drift floor with one run on a side (default 100)
   --json OUT      the comparison as JSON
 Known regressions of the kernel under test: BINDLAB_XFAIL (test-name globs) or
 BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"); see README.

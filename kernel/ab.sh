@@ -152,45 +152,8 @@ for ((k = 1; k <= boots; k++)); do
 done
 bl_log "$((boots * 2)) boots in $((SECONDS - start)) s; results in $out"
 
-# STOPGAP until ./run.sh compare exists: medians of the per-round totals
-# from the text output, no statistics beyond min..max. Replace this block
-# with: "$BL_REPO_DIR/run.sh" compare "$out/${label[0]}" "$out/${label[1]}"
-stopgap_table()
-{
-	local c a b
-
-	echo "# STOPGAP table (kernel/ab.sh; use ./run.sh compare for statistics)"
-	echo "# $sockets sockets, $boots boots x $rounds rounds per kernel; total bind() ms per round"
-	printf '%-22s %-30s %-30s %9s\n' case "${label[0]} median (min..max, n)" \
-		"${label[1]} median (min..max, n)" "${label[0]}/${label[1]}"
-	for c in "${cases[@]}"; do
-		a=$(bl_bench_totals "$c" "$out"/runs/"${label[0]}"-boot*/output.log | bl_median)
-		b=$(bl_bench_totals "$c" "$out"/runs/"${label[1]}"-boot*/output.log | bl_median)
-		echo "$c|$a|$b"
-	done | awk -F'|' '{
-		split($2, a, " "); split($3, b, " ")
-		printf "%-22s %-30s %-30s %9s\n", $1,
-			sprintf("%.3f (%.3f..%.3f, %d)", a[1], a[2], a[3], a[4]),
-			sprintf("%.3f (%.3f..%.3f, %d)", b[1], b[2], b[3], b[4]),
-			(b[1] > 0 ? sprintf("%.1fx", a[1] / b[1]) : "-")
-	}'
-}
-
-# The project's comparison (statistics: bootstrap CI, Mann-Whitney), once
-# bindlab_results is built: one merged run per side.
-compare()
-{
-	local tool=$BL_REPO_DIR/bindlab_results s
-
-	[ -x "$tool" ] || return 0
-	for s in 0 1; do
-		"$tool" merge "$out/${label[$s]}.json" "$out/${label[$s]}"/*.json || return 0
-	done
-	[ "$boots" = 1 ] ||
-		echo "# note: bindlab_results compare reads the first boot of each case only"
-	"$tool" compare "$out/${label[0]}.json" "$out/${label[1]}.json" || true
-}
-
-stopgap_table
-compare
+# Each boot is one run of each case: with two or more boots a side,
+# compare takes one sample per boot, so drift between boots counts.
+"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/*.json -- "$out/${label[1]}"/*.json ||
+	failed=1
 exit "$failed"

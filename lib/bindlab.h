@@ -149,6 +149,21 @@ int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 			  size_t nb, unsigned int iters, uint64_t seed,
 			  double *lo, double *hi);
 
+/* ---- ttest.c: Welch's t-test, for run-level comparisons ---- */
+
+struct bl_welch {
+	double diff;		/* mean(b) - mean(a) */
+	double lo, hi;		/* its (1 - alpha) confidence interval */
+	double se, t, df, p;	/* p: two-sided */
+};
+
+double bl_incbeta(double a, double b, double x);
+double bl_t_two_sided_p(double t, double df);
+double bl_t_critical(double alpha, double df);
+/* Needs two values a side; -EINVAL otherwise. */
+int bl_welch(const double *a, size_t na, const double *b, size_t nb,
+	     double alpha, struct bl_welch *w);
+
 /* ---- bindloop.c: N binds to one port, each timed ---- */
 
 enum bl_family { BL_FAM_INET, BL_FAM_INET6, BL_FAM_MAPPED };
@@ -354,27 +369,49 @@ json_t *bl_run_cases(json_t *root);
 
 /* ---- compare.c: before/after of one case ---- */
 
+/*
+ * One side of a comparison: the case as found in each run given for
+ * that side (a run is one result file: one invocation of the tool).
+ */
+struct bl_cmp_side {
+	json_t **runs;
+	size_t n;
+};
+
+enum bl_cmp_method {
+	BL_CMP_ROUNDS,	/* one run on a side: rounds, behind the drift floor */
+	BL_CMP_RUNS,	/* two or more a side: Welch's t on log run medians */
+};
+
 struct bl_cmp_row {
 	char case_id[160], metric[32], unit[16];
 	bool lower_better;
-	double before, after;		/* medians of the rounds */
-	double ratio, ratio_lo, ratio_hi;	/* after/before, bootstrap 95% CI */
-	double p;			/* Mann-Whitney, two-sided */
-	int rounds_before, rounds_after;
+	enum bl_cmp_method method;
+	/* Medians of the rounds, or geometric means of the run medians. */
+	double before, after;
+	double ratio, ratio_lo, ratio_hi;	/* after/before, 95% CI */
+	double p;		/* Mann-Whitney (rounds) or Welch (runs) */
+	double load;		/* highest load per CPU the runs recorded */
+	int rounds_before, rounds_after, runs_before, runs_after;
 	bool significant, regression;
-	char verdict[48];
+	char verdict[64];
 	char skipped[160];		/* why not compared, or empty */
 };
 
 struct bl_cmp_opts {
 	double threshold_pct;	/* < 0: never flag a regression */
 	double min_change_pct;	/* smaller changes are never claimed */
+	double drift_pct;	/* with one run a side, nor changes below this */
+				/* (times the load per CPU when above 1) */
 };
 
 #define BL_CMP_MIN_CHANGE_PCT	10.0
+#define BL_CMP_DRIFT_PCT	100.0
 
-int bl_compare_case(json_t *before, json_t *after,
+int bl_compare_case(const struct bl_cmp_side *before,
+		    const struct bl_cmp_side *after,
 		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row);
 json_t *bl_cmp_row_json(const struct bl_cmp_row *row);
+const char *bl_cmp_method_name(enum bl_cmp_method m);
 
 #endif /* BINDLAB_H */

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Before/after comparison of one case. The unit of evidence is a round:
- * the ratio of medians gets a bootstrap 95% confidence interval and a
- * Mann-Whitney test over the rounds' samples. A change is claimed only
- * when both agree and the change is at least min_change_pct; otherwise
- * the row says "no stable difference", as seed 000's letter did for its
- * overlapping SO_REUSEPORT rows.
+ * Before/after comparison of one case, given one or more runs (result
+ * files) a side. The unit of evidence is whatever varies between the
+ * two sides:
+ * - two or more runs a side: each run's median is one sample; Welch's
+ *   t-test on their logs gives the p-value and the 95% confidence
+ *   interval of the ratio, so drift between runs counts as noise;
+ * - one run a side: the rounds, with a bootstrap 95% CI of the ratio
+ *   of medians and a Mann-Whitney test; rounds cannot show drift
+ *   between runs, so changes below the drift floor are not claimed.
+ * A change is claimed only when the test and the interval agree and
+ * the change is at least min_change_pct; otherwise the row says "no
+ * stable difference", as seed 000's letter did for its overlapping
+ * SO_REUSEPORT rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -65,19 +72,24 @@ static bool same_series(const char *a, const char *b)
 	return da - a == db - b && !strncmp(a, b, da - a);
 }
 
-static double *samples_of(json_t *metric, size_t *n)
+/* Append the rounds of one run's metric to v[*n...]; v has room. */
+static void add_samples(json_t *metric, double *v, size_t *n)
 {
-	json_t *arr = json_object_get(metric, "samples"), *v;
-	double *out;
+	json_t *x;
 	size_t i;
 
-	*n = json_array_size(arr);
-	out = calloc(*n ? *n : 1, sizeof(*out));
-	if (!out)
-		return NULL;
-	json_array_foreach(arr, i, v)
-		out[i] = json_number_value(v);
-	return out;
+	json_array_foreach(json_object_get(metric, "samples"), i, x)
+		v[(*n)++] = json_number_value(x);
+}
+
+static size_t rounds_of(const struct bl_cmp_side *side)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < side->n; i++)
+		n += json_array_size(json_object_get(
+			json_object_get(side->runs[i], "metric"), "samples"));
+	return n;
 }
 
 static const char *str(json_t *o, const char *key)
@@ -85,6 +97,32 @@ static const char *str(json_t *o, const char *key)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s ? s : "";
+}
+
+/* Why run x cannot be compared with the reference run, or NULL. */
+static const char *incomparable(json_t *ref, json_t *x, char *buf,
+				size_t len)
+{
+	json_t *mr = json_object_get(ref, "metric");
+	json_t *mx = json_object_get(x, "metric");
+	char key[64];
+
+	if (strcmp(str(ref, "tool"), str(x, "tool")))
+		snprintf(buf, len, "different tools");
+	else if (!same_series(str(ref, "harness_version"),
+			      str(x, "harness_version")))
+		snprintf(buf, len, "harness %s vs %s",
+			 str(ref, "harness_version"), str(x, "harness_version"));
+	else if (strcmp(str(mr, "name"), str(mx, "name")) ||
+		 strcmp(str(mr, "better"), str(mx, "better")))
+		snprintf(buf, len, "different metrics (%s vs %s)",
+			 str(mr, "name"), str(mx, "name"));
+	else if (params_differ(json_object_get(ref, "params"),
+			       json_object_get(x, "params"), key, sizeof(key)))
+		snprintf(buf, len, "parameter '%s' differs", key);
+	else
+		return NULL;
+	return buf;
 }
 
 /*
@@ -106,50 +144,56 @@ static double min_p(size_t na, size_t nb)
 	return p;
 }
 
-int bl_compare_case(json_t *before, json_t *after,
-		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+/*
+ * The highest 1-minute load average per CPU that the runs recorded, 0 if
+ * none did. Above 1 the benchmark shared its CPU: its wall-clock time
+ * can stretch by about that factor between one run and the next.
+ */
+static double load_per_cpu(const struct bl_cmp_side *side)
 {
-	json_t *mb = json_object_get(before, "metric");
-	json_t *ma = json_object_get(after, "metric");
-	double *sb = NULL, *sa = NULL, worse;
-	size_t nb, na;
-	char key[64];
+	double worst = 0, load, cpus;
+	json_t *env;
+	size_t i;
 
-	memset(row, 0, sizeof(*row));
-	snprintf(row->case_id, sizeof(row->case_id), "%s", str(before, "case"));
-	snprintf(row->metric, sizeof(row->metric), "%s", str(mb, "name"));
-	snprintf(row->unit, sizeof(row->unit), "%s", str(mb, "unit"));
-	row->lower_better = !strcmp(str(mb, "better"), "lower");
+	for (i = 0; i < side->n; i++) {
+		env = json_object_get(side->runs[i], "env");
+		cpus = json_number_value(json_object_get(env, "nproc"));
+		if (cpus >= 1 &&
+		    sscanf(str(env, "loadavg"), "%lf", &load) == 1 &&
+		    isfinite(load) && load >= 0)
+			worst = fmax(worst, load / cpus);
+	}
+	return worst;
+}
 
-	if (strcmp(str(before, "tool"), str(after, "tool")))
-		snprintf(row->skipped, sizeof(row->skipped), "different tools");
-	else if (!same_series(str(before, "harness_version"),
-			      str(after, "harness_version")))
-		snprintf(row->skipped, sizeof(row->skipped),
-			 "harness %s vs %s", str(before, "harness_version"),
-			 str(after, "harness_version"));
-	else if (strcmp(str(mb, "name"), str(ma, "name")) ||
-		 strcmp(str(mb, "better"), str(ma, "better")))
-		snprintf(row->skipped, sizeof(row->skipped),
-			 "different metrics (%s vs %s)", str(mb, "name"),
-			 str(ma, "name"));
-	else if (params_differ(json_object_get(before, "params"),
-			       json_object_get(after, "params"), key,
-			       sizeof(key)))
-		snprintf(row->skipped, sizeof(row->skipped),
-			 "parameter '%s' differs", key);
-	if (row->skipped[0])
-		return 0;
+/*
+ * One run a side: the rounds are the samples. Rounds follow each other
+ * within seconds and share the machine's state, so their spread misses
+ * the drift between runs (20-70% here for the cache-bound scans, with
+ * rounds agreeing within a few percent); changes below the drift floor
+ * are not claimed however tight the rounds. On an overcommitted host
+ * the floor grows with the load per CPU.
+ */
+static int by_rounds(const struct bl_cmp_side *before,
+		     const struct bl_cmp_side *after,
+		     const struct bl_cmp_opts *opts, struct bl_cmp_row *row,
+		     double *floor)
+{
+	size_t nb = rounds_of(before), na = rounds_of(after), i;
+	double *sb = calloc(nb + 1, sizeof(*sb));
+	double *sa = calloc(na + 1, sizeof(*sa));
 
-	sb = samples_of(mb, &nb);
-	sa = samples_of(ma, &na);
 	if (!sb || !sa) {
 		free(sb);
 		free(sa);
 		return -ENOMEM;
 	}
-	row->rounds_before = nb;
-	row->rounds_after = na;
+	nb = na = 0;
+	for (i = 0; i < before->n; i++)
+		add_samples(json_object_get(before->runs[i], "metric"), sb, &nb);
+	for (i = 0; i < after->n; i++)
+		add_samples(json_object_get(after->runs[i], "metric"), sa, &na);
+	row->method = BL_CMP_ROUNDS;
 	row->before = bl_median(sb, nb);
 	row->after = bl_median(sa, na);
 	row->ratio = row->before > 0 ? row->after / row->before : NAN;
@@ -158,20 +202,141 @@ int bl_compare_case(json_t *before, json_t *after,
 	row->p = bl_mann_whitney_p(sb, nb, sa, na);
 	free(sb);
 	free(sa);
-
-	/*
-	 * Rounds minutes apart on a shared machine drift by a few percent:
-	 * below min_change a difference may be real but is not claimed.
-	 */
 	if (min_p(nb, na) >= CMP_ALPHA) {
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "too few rounds (%zu+%zu; 4+ each)", nb, na);
-		return 0;
+		return 1;
 	}
+	if (before->n < 2 || after->n < 2) {
+		*floor = fmax(*floor, ((1 + opts->drift_pct / 100) *
+				       fmax(1, row->load) - 1) * 100);
+	}
+	return 0;
+}
+
+/* Run medians, log-transformed, of one side; NULL if one is not > 0. */
+static double *log_run_medians(const struct bl_cmp_side *side, int *err)
+{
+	double *m = calloc(side->n, sizeof(*m)), *s;
+	json_t *metric;
+	size_t i, k;
+
+	*err = -ENOMEM;
+	if (!m)
+		return NULL;
+	for (i = 0; i < side->n; i++) {
+		metric = json_object_get(side->runs[i], "metric");
+		s = calloc(json_array_size(json_object_get(metric, "samples")) + 1,
+			   sizeof(*s));
+		if (!s) {
+			free(m);
+			return NULL;
+		}
+		k = 0;
+		add_samples(metric, s, &k);
+		m[i] = bl_median(s, k);
+		free(s);
+		if (!(m[i] > 0)) {
+			*err = -EDOM;
+			free(m);
+			return NULL;
+		}
+		m[i] = log(m[i]);
+	}
+	*err = 0;
+	return m;
+}
+
+/*
+ * Two or more runs a side: each run's median is one sample, so the
+ * spread between runs, drift included, is what a change must beat.
+ */
+static int by_runs(const struct bl_cmp_side *before,
+		   const struct bl_cmp_side *after, struct bl_cmp_row *row)
+{
+	double *lb, *la = NULL, mb = 0;
+	struct bl_welch w;
+	size_t i;
+	int err;
+
+	lb = log_run_medians(before, &err);
+	if (lb)
+		la = log_run_medians(after, &err);
+	if (err == -EDOM)
+		snprintf(row->skipped, sizeof(row->skipped),
+			 "a run's median is not above 0: no ratio");
+	if (!err)
+		err = bl_welch(lb, before->n, la, after->n, CMP_ALPHA, &w);
+	if (!err) {
+		for (i = 0; i < before->n; i++)
+			mb += lb[i] / before->n;
+		row->method = BL_CMP_RUNS;
+		row->before = exp(mb);
+		row->after = exp(mb + w.diff);
+		row->ratio = exp(w.diff);
+		row->ratio_lo = exp(w.lo);
+		row->ratio_hi = exp(w.hi);
+		row->p = w.p;
+	}
+	free(lb);
+	free(la);
+	return err == -EDOM ? 1 : err;
+}
+
+int bl_compare_case(const struct bl_cmp_side *before,
+		    const struct bl_cmp_side *after,
+		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	json_t *ref = before->runs[0], *mb = json_object_get(ref, "metric");
+	double floor = opts->min_change_pct, worse;
+	size_t i;
+	int err;
+
+	memset(row, 0, sizeof(*row));
+	snprintf(row->case_id, sizeof(row->case_id), "%s", str(ref, "case"));
+	snprintf(row->metric, sizeof(row->metric), "%s", str(mb, "name"));
+	snprintf(row->unit, sizeof(row->unit), "%s", str(mb, "unit"));
+	row->lower_better = !strcmp(str(mb, "better"), "lower");
+	row->runs_before = before->n;
+	row->runs_after = after->n;
+	row->rounds_before = rounds_of(before);
+	row->rounds_after = rounds_of(after);
+
+	for (i = 1; i < before->n; i++)
+		if (incomparable(ref, before->runs[i], row->skipped,
+				 sizeof(row->skipped)))
+			return 0;
+	for (i = 0; i < after->n; i++)
+		if (incomparable(ref, after->runs[i], row->skipped,
+				 sizeof(row->skipped)))
+			return 0;
+
+	row->load = fmax(load_per_cpu(before), load_per_cpu(after));
+	if (before->n >= 2 && after->n >= 2)
+		err = by_runs(before, after, row);
+	else
+		err = by_rounds(before, after, opts, row, &floor);
+	if (err)
+		return err < 0 ? err : 0;
+
 	row->significant = row->p < CMP_ALPHA && isfinite(row->ratio_lo) &&
 			   (row->ratio_lo > 1 || row->ratio_hi < 1) &&
 			   fabs(log(row->ratio)) >=
 			   log(1 + opts->min_change_pct / 100);
+	/* Say when only the drift floor stands between the data and a claim. */
+	if (row->significant &&
+	    fabs(log(row->ratio)) < log(1 + floor / 100)) {
+		row->significant = false;
+		if (row->load > 1)
+			snprintf(row->verdict, sizeof(row->verdict),
+				 "no stable difference (1 run a side, load %.1f/CPU: < %.2gx)",
+				 row->load, 1 + floor / 100);
+		else
+			snprintf(row->verdict, sizeof(row->verdict),
+				 "no stable difference (1 run a side: < %.3gx)",
+				 1 + floor / 100);
+		return 0;
+	}
 	if (!row->significant) {
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "no stable difference");
@@ -191,6 +356,18 @@ int bl_compare_case(json_t *before, json_t *after,
 	return 0;
 }
 
+static const char *test_name(enum bl_cmp_method m)
+{
+	if (m == BL_CMP_RUNS)
+		return "welch_t_log_run_medians";
+	return "mann_whitney_rounds";
+}
+
+const char *bl_cmp_method_name(enum bl_cmp_method m)
+{
+	return m == BL_CMP_RUNS ? "runs" : "rounds";
+}
+
 static const char *better_word(bool lower_better)
 {
 	if (lower_better)
@@ -203,14 +380,18 @@ json_t *bl_cmp_row_json(const struct bl_cmp_row *row)
 	if (row->skipped[0])
 		return json_pack("{s:s, s:s}", "case", row->case_id,
 				 "skipped", row->skipped);
-	return json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:[f, f], s:f, s:i, s:i, s:b, s:b, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:[f, f], s:s, s:f, s:f, s:i, s:i, s:i, s:i, s:b, s:b, s:s}",
 			 "case", row->case_id, "metric", row->metric,
 			 "unit", row->unit,
 			 "better", better_word(row->lower_better),
-			 "before_median", row->before,
-			 "after_median", row->after, "ratio", row->ratio,
+			 "method", bl_cmp_method_name(row->method),
+			 "before", row->before,
+			 "after", row->after, "ratio", row->ratio,
 			 "ratio_ci95", row->ratio_lo, row->ratio_hi,
-			 "mann_whitney_p", row->p,
+			 "test", test_name(row->method),
+			 "p", row->p, "load_per_cpu", row->load,
+			 "runs_before", row->runs_before,
+			 "runs_after", row->runs_after,
 			 "rounds_before", row->rounds_before,
 			 "rounds_after", row->rounds_after,
 			 "significant", row->significant,

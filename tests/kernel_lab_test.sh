@@ -150,6 +150,23 @@ else
 	not_ok ab.reuseport_same.no_stable_difference "no rounds"
 fi
 
+# The project's own comparison, as ab.sh printed it: a claim for each
+# fixed case, none for the control (one boot a side: rounds behind the
+# 2x drift floor; more boots: Welch's t over boots).
+verdict()
+{
+	awk -v c="bind_bench.${1/ /.}." 'index($1, c) == 1 { sub(/.*(p=[^ ]+ +[a-z]+ [0-9]+\+[0-9]+ +)/, ""); print; exit }' \
+		"$lab/ab-table.txt"
+}
+for c in "reuseaddr same" "reuseport alternate"; do
+	v=$(verdict "$c")
+	x=0
+	[[ $v =~ ^([0-9.]+)x\ faster$ ]] && x=${BASH_REMATCH[1]}
+	check "ab.compare.${c/ /_}" "compare: ${v:-no row}" fcmp "$x >= 50"
+done
+v=$(verdict "reuseport same")
+check ab.compare.reuseport_same "compare: ${v:-no row}" [ "${v%% (*}" = "no stable difference" ]
+
 # --- 3. bind_bhash_test: fastreuse tests fail on stock only ------------------
 # KTAP results of one kernel: "ok|not_ok NAME" per test.
 ktap_results()

@@ -4,8 +4,10 @@
  * quantiles as numpy.percentile (linear), the sample standard deviation
  * as Python's statistics.stdev, the Mann-Whitney U by counting pairs by
  * hand and its p-value from the normal approximation with continuity
- * correction (math.erfc), growth from medians of known ranges.
+ * correction (math.erfc), Welch's t-test and t quantiles with mpmath
+ * (30 digits: betainc, findroot), growth from medians of known ranges.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +94,29 @@ TEST(mann_whitney_known_values)
 	EXPECT_TRUE(NEAR(bl_mann_whitney_p(tx, 7, ty, 6), 0.012999854364387314,
 			 1e-9));
 	EXPECT_TRUE(NEAR(bl_mann_whitney_p(x, 5, x, 5), 1.0, 1e-12));
+}
+
+TEST(welch_known_values)
+{
+	const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10 };
+	const double c[] = { 10.0, 10.4, 9.7 }, d[] = { 12.1, 11.8, 12.5, 12.2 };
+	struct bl_welch w;
+
+	ASSERT_EQ(0, bl_welch(a, 5, b, 5, 0.05, &w));
+	EXPECT_TRUE(NEAR(w.t, 1.8973665961010276, 1e-9));
+	EXPECT_TRUE(NEAR(w.df, 5.8823529411764706, 1e-9));
+	EXPECT_TRUE(NEAR(w.p, 0.10753119493062724, 1e-9));
+	EXPECT_TRUE(NEAR(w.hi - w.diff, 2.4588237096991468 * w.se, 1e-7));
+	ASSERT_EQ(0, bl_welch(c, 3, d, 4, 0.05, &w));
+	EXPECT_TRUE(NEAR(w.t, 8.5045490333167929, 1e-9));
+	EXPECT_TRUE(NEAR(w.df, 3.8769002884540347, 1e-9));
+	EXPECT_TRUE(NEAR(w.p, 0.0012023909723114579, 1e-12));
+	EXPECT_TRUE(NEAR(w.diff - w.lo, 2.8115608442970289 * w.se, 1e-7));
+	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 1), 12.706204736174704, 1e-7));
+	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 2), 4.3026527297494637, 1e-8));
+	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 30), 2.0422724563012383, 1e-8));
+	/* One value a side has no spread to estimate. */
+	EXPECT_EQ(-EINVAL, bl_welch(a, 1, b, 5, 0.05, &w));
 }
 
 TEST(growth_and_curve)

@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: the result-file reader used by compare. Any input
  * must be either rejected with a reason or fully usable: validated
- * results are then compared with themselves, which touches every field
- * compare reads.
+ * results are then compared with themselves, one run a side and two
+ * (both methods), which touches every field compare reads.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,8 +13,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bl_why why = { "" };
-	const struct bl_cmp_opts opts = { 10, BL_CMP_MIN_CHANGE_PCT };
+	const struct bl_cmp_opts opts = {
+		10, BL_CMP_MIN_CHANGE_PCT, BL_CMP_DRIFT_PCT
+	};
+	struct bl_cmp_side side;
 	struct bl_cmp_row row;
+	json_t *runs[2];
 	json_error_t jerr;
 	json_t *root, *cases, *c;
 	size_t i;
@@ -31,9 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cases = bl_run_cases(root);
 	json_array_foreach(cases, i, c) {
-		if (bl_compare_case(c, c, &opts, &row))
-			abort();
-		json_decref(bl_cmp_row_json(&row));
+		runs[0] = runs[1] = c;
+		for (side.runs = runs, side.n = 1; side.n <= 2; side.n++) {
+			if (bl_compare_case(&side, &side, &opts, &row))
+				abort();
+			json_decref(bl_cmp_row_json(&row));
+		}
 	}
 	json_decref(cases);
 	json_decref(root);
