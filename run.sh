@@ -31,11 +31,12 @@ claimed only when p < 0.05, the CI excludes 1 and the change is at least
 With 2+ runs (result files) a side, each run's median is one sample (Welch's
 t on logs), so drift between runs counts as noise. With one run a side the
 rounds are the samples (Mann-Whitney, bootstrap CI); they cannot show drift
-between runs, so changes below --drift percent (default 100: 2x) are not
-claimed either. For finer claims, give 2+ runs a side.
+between runs, so changes below --drift percent (default 200: 3x; times the
+load per CPU a run recorded, when above 1) are not claimed either. For finer
+claims, give 2+ runs a side.
   --threshold PCT exit 1 when a case got slower by more than PCT percent
   --min-change PCT  smallest change ever claimed (default 10)
-  --drift PCT     drift floor with one run on a side (default 100)
+  --drift PCT     drift floor with one run on a side (default 200)
   --json OUT      the comparison as JSON
 Known regressions of the kernel under test: BINDLAB_XFAIL (test-name globs) or
 BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"); see README.

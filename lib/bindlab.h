@@ -406,7 +406,7 @@ struct bl_cmp_opts {
 };
 
 #define BL_CMP_MIN_CHANGE_PCT	10.0
-#define BL_CMP_DRIFT_PCT	100.0
+#define BL_CMP_DRIFT_PCT	200.0
 
 int bl_compare_case(const struct bl_cmp_side *before,
 		    const struct bl_cmp_side *after,

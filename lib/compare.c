@@ -169,10 +169,11 @@ static double load_per_cpu(const struct bl_cmp_side *side)
 /*
  * One run a side: the rounds are the samples. Rounds follow each other
  * within seconds and share the machine's state, so their spread misses
- * the drift between runs (20-70% here for the cache-bound scans, with
- * rounds agreeing within a few percent); changes below the drift floor
- * are not claimed however tight the rounds. On an overcommitted host
- * the floor grows with the load per CPU.
+ * the drift between runs: up to 1.9x here on a quiet machine for the
+ * cache-bound scans, 4.3x under load, with rounds agreeing within a few
+ * percent. Changes below the drift floor are not claimed however tight
+ * the rounds; on an overcommitted host the floor grows with the load
+ * per CPU.
  */
 static int by_rounds(const struct bl_cmp_side *before,
 		     const struct bl_cmp_side *after,

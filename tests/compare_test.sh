@@ -14,9 +14,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # craft FILE HARNESS SCHEMA_VERSION CASE:METRIC:BETTER:N:SAMPLES...
+# (CRAFT_ENV: the cases' environment as JSON, default {})
 craft() {
 	python3 - "$@" <<'PY'
-import json, sys
+import json, os, sys
+env = json.loads(os.environ.get("CRAFT_ENV", "{}"))
 path, harness, sv = sys.argv[1], sys.argv[2], int(sys.argv[3])
 cases = []
 for spec in sys.argv[4:]:
@@ -24,7 +26,7 @@ for spec in sys.argv[4:]:
     cases.append({"schema": "bindlab.result", "schema_version": sv,
                   "harness_version": harness, "tool": "bind_bench",
                   "case": case, "params": {"n": int(n), "rounds": 5},
-                  "env": {}, "metric": {"name": metric, "unit": "ms",
+                  "env": env, "metric": {"name": metric, "unit": "ms",
                   "better": better,
                   "samples": [float(x) for x in samples.split(",")]}})
 json.dump({"schema": "bindlab.run", "schema_version": sv,
@@ -44,8 +46,8 @@ craft "$tmp/before.json" 0.1.0 1 \
 	inside:total_ms:lower:100:$base \
 	gone:total_ms:lower:100:$base
 craft "$tmp/after.json" 0.1.2 1 \
-	slower:total_ms:lower:100:30,30.6,29.7,30.3,29.4,30.9 \
-	faster:total_ms:lower:100:3.3333,3.4,3.3,3.3667,3.2667,3.4333 \
+	slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2 \
+	faster:total_ms:lower:100:2.5,2.55,2.475,2.525,2.45,2.575 \
 	overlap:total_ms:lower:100:10.1,9.85,10.25,9.95,10.05,9.9 \
 	rate:conn_per_s:higher:100:2.5,2.55,2.475,2.525,2.45,2.575 \
 	params:total_ms:lower:200:$base \
@@ -68,13 +70,17 @@ check() {
 }
 
 cmp=("$here/run.sh" compare)
-check "clear regression: 3x slower" 0 '^slower .* 3\.00x slower' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
-check "clear improvement: 3x faster" 0 '^faster .* 3\.0[0-9]x faster' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
+check "clear regression: 4x slower" 0 '^slower .* 4\.00x slower' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
+check "clear improvement: 4x faster" 0 '^faster .* 4\.0[0-9]x faster' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "overlapping samples: no stable difference" 0 '^overlap .*no stable difference$' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "higher-is-better metric that dropped is slower" 0 '^rate .* 4\.0[0-9]x slower' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "a 5% drift is not claimed by default" 0 '^drift .*no stable difference$' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
-check "1.5x with tight rounds, one run a side: inside the drift floor" 0 '^inside .*rounds 6\+6 +no stable difference \(1 run a side: < 2x\)' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
+check "1.5x with tight rounds, one run a side: inside the drift floor" 0 '^inside .*rounds 6\+6 +no stable difference \(1 run a side: < 3x\)' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "--drift 20 claims the 1.5x" 0 '^inside .* 1\.50x slower' "${cmp[@]}" --drift 20 "$tmp/before.json" "$tmp/after.json"
+CRAFT_ENV='{"nproc": 2, "loadavg": "5.00 4.10 3.20 6/120 4242"}' \
+	craft "$tmp/loaded.json" 0.1.0 1 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
+check "4x on a host with load 2.5 per CPU: inside the grown floor" 0 '^slower .*no stable difference \(1 run a side, load 2\.5/CPU: < 7\.5x\)' "${cmp[@]}" "$tmp/before.json" "$tmp/loaded.json"
+check "the load is noted under the table" 0 'up to 2\.5 runnable tasks per CPU' "${cmp[@]}" "$tmp/before.json" "$tmp/loaded.json"
 check "--min-change 0 --drift 0 claims the 5% drift" 0 '^drift .* 1\.05x slower' "${cmp[@]}" --min-change 0 --drift 0 "$tmp/before.json" "$tmp/after.json"
 check "different parameters are not compared" 0 "^params .*not compared: parameter 'n' differs" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "case only in BEFORE is listed" 0 '^gone .*only in BEFORE' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
@@ -143,9 +149,9 @@ d = json.load(open(sys.argv[1]))
 rows = {r["case"]: r for r in d["rows"]}
 assert d["schema"] == "bindlab.compare"
 assert rows["slower"]["regression"] is False and rows["slower"]["significant"]
-assert abs(rows["slower"]["ratio"] - 3.0) < 0.02
+assert abs(rows["slower"]["ratio"] - 4.0) < 0.02
 lo, hi = rows["slower"]["ratio_ci95"]
-assert lo <= 3.0 <= hi
+assert lo <= 4.0 <= hi
 assert rows["slower"]["method"] == "rounds" and rows["slower"]["runs_before"] == 1
 assert not rows["overlap"]["significant"]
 assert {s["case"] for s in d["skipped"]} == {"params", "gone", "new"}

@@ -152,7 +152,7 @@ fi
 
 # The project's own comparison, as ab.sh printed it: a claim for each
 # fixed case, none for the control (one boot a side: rounds behind the
-# 2x drift floor; more boots: Welch's t over boots).
+# 3x drift floor; more boots: Welch's t over boots).
 verdict()
 {
 	awk -v c="bind_bench.${1/ /.}." 'index($1, c) == 1 { sub(/.*(p=[^ ]+ +[a-z]+ [0-9]+\+[0-9]+ +)/, ""); print; exit }' \
