@@ -273,7 +273,7 @@ static int cmd_summary(int argc, char **argv)
 	fails = counts[1] + counts[3];
 
 	cases = bl_run_cases(run);
-	printf("\n%-44s %14s  %-21s %s\n", "benchmark case", "median",
+	printf("\n%-48s %14s  %-21s %s\n", "benchmark case", "median",
 	       "95% CI of median", "details, verdict");
 	json_array_foreach(cases, i, c) {
 		json_t *m = json_object_get(c, "metric");
@@ -288,7 +288,7 @@ static int cmd_summary(int argc, char **argv)
 				 stat_median(sum, "growth"));
 		if (*str(sum, "regime"))
 			churn_details(sum, extra, sizeof(extra));
-		printf("%-44s %10.3f %-3s  [%.3f, %.3f]  %s%s (%zu rounds)\n",
+		printf("%-48s %10.3f %-3s  [%.3f, %.3f]  %s%s (%zu rounds)\n",
 		       str(c, "case"), med, str(m, "unit"), lo, hi, extra,
 		       case_verdict(c, vbuf, sizeof(vbuf)),
 		       json_array_size(json_object_get(m, "samples")));
@@ -331,7 +331,7 @@ static void print_row(const struct bl_cmp_row *r)
 	snprintf(n, sizeof(n), "%s %d+%d", bl_cmp_method_name(r->method),
 		 r->method == BL_CMP_RUNS ? r->runs_before : r->rounds_before,
 		 r->method == BL_CMP_RUNS ? r->runs_after : r->rounds_after);
-	printf("%-44s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%-8.3g %-11s %s\n",
+	printf("%-48s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%-8.3g %-11s %s\n",
 	       r->case_id, r->before, r->after, r->unit, r->ratio,
 	       r->ratio_lo, r->ratio_hi, r->p, n, r->verdict);
 }
@@ -517,7 +517,7 @@ static int cmd_compare(int argc, char **argv)
 	rows = json_array();
 	skipped = json_array();
 
-	printf("%-44s %12s %12s      %-24s %-10s %-11s %s\n", "case", "before",
+	printf("%-48s %12s %12s      %-24s %-10s %-11s %s\n", "case", "before",
 	       "after", "after/before [95% CI]", "", "n", "verdict");
 	json_array_foreach(ids, i, id) {
 		cb = (struct bl_cmp_side){ rb, runs_of(&before, json_string_value(id), rb) };
@@ -540,7 +540,7 @@ static int cmd_compare(int argc, char **argv)
 		json_array_append_new(rows, bl_cmp_row_json(&row));
 	}
 	json_array_foreach(skipped, i, id)
-		printf("%-44s not compared: %s\n", str(id, "case"),
+		printf("%-48s not compared: %s\n", str(id, "case"),
 		       str(id, "skipped"));
 	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
 	       "runs N+M: each file holding the case is a run; one sample per run (its median), Welch's t on logs:\n"

@@ -226,8 +226,13 @@ cmd_test() {
 
 cmd_kernel() {
 	local script=$here/kernel/$1.sh
-	shift
 	[ -x "$script" ] || die_usage "kernel lab script $script missing"
+	# The VM takes the programs from the repo: build them first. Not for
+	# bisect, whose exit codes git reads (a missing build aborts in vm.sh).
+	case $1 in
+	vm | ab) build build ;;
+	esac
+	shift
 	exec "$script" "$@"
 }
 

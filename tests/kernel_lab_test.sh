@@ -97,6 +97,14 @@ stock=$img
 build fixed --patch "$fix"
 fixed=$img
 
+# Without the programs there is nothing to test: an error, not an empty pass.
+empty=$(mktemp -d)
+rc=0
+"$KDIR/vm.sh" -k "$stock" -b "$empty" -o "$empty/out" > /dev/null 2> "$empty/err" || rc=$?
+pgrep -f "qemu.*$empty" > /dev/null && rc="$rc, qemu left"
+check vm.no_programs_is_an_error "exit $rc: $(head -n 1 "$empty/err")" [ "$rc" = 126 ]
+rm -rf "$empty"
+
 # --- 2. before/after on the four seed-000 cases ------------------------------
 ab=$lab/ab
 rm -rf "$ab"
