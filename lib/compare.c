@@ -177,10 +177,9 @@ static double load_per_cpu(const struct bl_cmp_side *side)
  */
 static int by_rounds(const struct bl_cmp_side *before,
 		     const struct bl_cmp_side *after,
-		     const struct bl_cmp_opts *opts, struct bl_cmp_row *row,
-		     double *floor)
+		     struct bl_cmp_row *row)
 {
-	size_t nb = rounds_of(before), na = rounds_of(after), i;
+	size_t nb = row->rounds_before, na = row->rounds_after, i;
 	double *sb = calloc(nb + 1, sizeof(*sb));
 	double *sa = calloc(na + 1, sizeof(*sa));
 
@@ -207,10 +206,6 @@ static int by_rounds(const struct bl_cmp_side *before,
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "too few rounds (%zu+%zu; 4+ each)", nb, na);
 		return 1;
-	}
-	if (before->n < 2 || after->n < 2) {
-		*floor = fmax(*floor, ((1 + opts->drift_pct / 100) *
-				       fmax(1, row->load) - 1) * 100);
 	}
 	return 0;
 }
@@ -316,9 +311,12 @@ int bl_compare_case(const struct bl_cmp_side *before,
 	if (before->n >= 2 && after->n >= 2)
 		err = by_runs(before, after, row);
 	else
-		err = by_rounds(before, after, opts, row, &floor);
+		err = by_rounds(before, after, row);
 	if (err)
 		return err < 0 ? err : 0;
+	if (row->method == BL_CMP_ROUNDS)
+		floor = fmax(floor, ((1 + opts->drift_pct / 100) *
+				     fmax(1, row->load) - 1) * 100);
 
 	row->significant = row->p < CMP_ALPHA && isfinite(row->ratio_lo) &&
 			   (row->ratio_lo > 1 || row->ratio_hi < 1) &&

@@ -109,7 +109,7 @@ static void mean_var(const double *v, size_t n, double *mean, double *var)
 int bl_welch(const double *a, size_t na, const double *b, size_t nb,
 	     double alpha, struct bl_welch *w)
 {
-	double ma, va, mb, vb, sa, sb;
+	double ma, va, mb, vb, sa, sb, q;
 
 	if (na < 2 || nb < 2)
 		return -EINVAL;
@@ -131,7 +131,8 @@ int bl_welch(const double *a, size_t na, const double *b, size_t nb,
 		(sa * sa / (na - 1) + sb * sb / (nb - 1));
 	w->t = w->diff / w->se;
 	w->p = bl_t_two_sided_p(w->t, w->df);
-	w->lo = w->diff - bl_t_critical(alpha, w->df) * w->se;
-	w->hi = w->diff + bl_t_critical(alpha, w->df) * w->se;
+	q = bl_t_critical(alpha, w->df);
+	w->lo = w->diff - q * w->se;
+	w->hi = w->diff + q * w->se;
 	return 0;
 }
