@@ -164,6 +164,12 @@ int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
 		return bl_why_set(why, lfd, "listen on %s port %u: %s", host,
 				  spec->port, strerror(-lfd));
 
+	/* TIME_WAIT made in the first second after boot is never reused. */
+	err = bl_tcp_ts_clock_wait();
+	if (err) {
+		close(lfd);
+		return bl_why_set(why, err, "CLOCK_MONOTONIC: %s", strerror(-err));
+	}
 	start = bl_now_ns();
 	run->stop = BL_CHURN_COUNT;
 	while (run->done < spec->n) {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bindlab.h"
@@ -78,4 +79,29 @@ int bl_tcp_time_wait(int cfd, int lfd, int ms)
 out:
 	close(cfd);
 	return err;
+}
+
+/*
+ * tcp_store_ts_recent() stamps a socket with ktime_get_seconds(), and
+ * tcp_twsk_unique() reads a TIME_WAIT socket whose tw_ts_recent_stamp is 0
+ * as one that never saw a timestamp: it is never reused, by tcp_tw_reuse
+ * or by an explicit bind(). Connections made during the first second
+ * after boot get exactly that stamp, so a test run first in a VM would see
+ * reusable sockets refused. CLOCK_MONOTONIC is the clock behind
+ * ktime_get_seconds(); outside that first second this returns at once.
+ */
+int bl_tcp_ts_clock_wait(void)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now))
+		return -errno;
+	if (now.tv_sec >= 1)
+		return 0;
+	/* Into second 1 with a margin: the stamp is taken in softirq. */
+	now.tv_sec = 1;
+	now.tv_nsec = 10 * 1000 * 1000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &now, NULL) == EINTR)
+		;
+	return 0;
 }
