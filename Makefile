@@ -58,6 +58,10 @@ EXTRA_CLEAN += $(LIB_OBJS) $(LIBBINDLAB)
 
 # The project's own tests (README: make check), standalone only.
 ifeq ($(in_tree),)
+# kselftest's runner finds settings only below its BASE_DIR, the kernel
+# tree's selftests directory; standalone, hand it the timeout instead.
+export kselftest_override_timeout ?= $(shell sed -n 's/^timeout=//p' $(here)/settings)
+
 UNIT_TESTS := $(OUTPUT)/tests/lib_test
 EXTRA_CLEAN += $(UNIT_TESTS)
 
