@@ -7,7 +7,7 @@
 #  - standalone: from KDIR (a kernel tree) or KSFT_DIR (its selftests
 #    directory), else unpacked from Debian's linux-source-* into a cache.
 
-TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback
+TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback bind_model_test
 TEST_GEN_FILES := bind_bench bindlab_results
 
 here := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
