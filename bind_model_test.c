@@ -79,10 +79,14 @@ struct judge {
 	int ngrp;
 	long lost;		/* disagreements beyond MAX_GROUPS */
 	bool stale_fast;	/* see known_bug(): a reuseport cache entry */
+	bool list;		/* BINDLAB_MODEL_LIST: every failing sequence */
+	bool seq_failed;	/* this sequence has been listed */
 };
 
 static const char *errname(int err)
 {
+	if (err < 0)	/* model_last(): a step of the row cannot run */
+		return "a step that cannot run";
 	return err == 0 ? "0" : err == EADDRINUSE ? "EADDRINUSE" :
 	       err == EADDRNOTAVAIL ? "EADDRNOTAVAIL" :
 	       err == EINVAL ? "EINVAL" : strerror(err);
@@ -275,6 +279,14 @@ static void disagree(struct judge *j, const struct seq *s, int n,
 		 (int)strcspn(check, " "), check, bm_addr_name(addr), owner,
 		 errname(got),
 		 errname(want), bm_rules_str(why->rules, rules, sizeof(rules)));
+	if (j->list && !j->seq_failed) {
+		/* For kernel/model-compare.sh: sequence by sequence. */
+		j->seq_failed = true;
+		seq_str(s, n, seqbuf, sizeof(seqbuf));
+		BL_NOTE("seqfail %s => %s: kernel %s, model %s%s%s", seqbuf, check,
+			errname(got), errname(want), bug ? ", known " : "",
+			bug ? bug : "");
+	}
 	g = group_of(j, sig);
 	if (!g) {
 		j->lost++;
@@ -387,6 +399,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 
 	bm_port_init(&p, j->drop);
 	j->stale_fast = false;
+	j->seq_failed = false;
 	j->port = PORT_FIRST + j->seqs++ % (PORT_LAST - PORT_FIRST + 1);
 	for (i = 0; i < BM_MAX_SOCKS; i++)
 		fds[i] = -1;
@@ -655,6 +668,7 @@ FIXTURE_SETUP(bind_model)
 	self->j->md = _metadata;
 	self->j->only = variant->addr;
 	self->j->drop = env_drop();
+	self->j->list = getenv("BINDLAB_MODEL_LIST");
 	reason = judge_setup(self->j, &why);
 	if (reason)
 		SKIP(return, "%s", reason);
@@ -1018,6 +1032,10 @@ static int wildcard_replay(const struct wildcard_variant *v, unsigned int reuse,
 	struct bm_why why;
 	int i, got, missed = 0;
 
+	if (getenv("BINDLAB_MODEL_LIST"))
+		BL_NOTE("upstream bind_wildcard.%s.%s = bind %s %s; bind %s %s",
+			v->name, test, bm_addr_name(v->addr[0]), test,
+			bm_addr_name(v->addr[1]), test);
 	bm_port_init(&p, env_drop());
 	for (i = 0; i < NR_WILDCARD; i++) {
 		op.addr = i < 2 ? v->addr[i] : wildcard_probes[i - 2];
