@@ -78,7 +78,7 @@ struct judge {
 	struct group grp[MAX_GROUPS];
 	int ngrp;
 	long lost;		/* disagreements beyond MAX_GROUPS */
-	bool stale_fast;	/* see known_bug(): a reuseport cache entry */
+	unsigned int stale_fast; /* see known_bug(): 1 << uid of a stale entry */
 	bool list;		/* BINDLAB_MODEL_LIST: every failing sequence */
 	bool seq_failed;	/* this sequence has been listed */
 };
@@ -231,8 +231,9 @@ static const char *known_bug(const struct judge *j, const struct bm_port *p,
 {
 	int i;
 
-	if (j->stale_fast && !got && want == EADDRINUSE &&
-	    strstr(check, "reuseport"))
+	/* The cache only serves sockets of its fastuid. */
+	if ((j->stale_fast & 1U << !!strstr(check, "uid1")) && !got &&
+	    want == EADDRINUSE && strstr(check, "reuseport"))
 		return "fastreuseport_stale";
 	for (i = 0; addr == BM_V4_ANY && got == EADDRINUSE && !want &&
 	     i < p->n; i++)
@@ -252,7 +253,7 @@ static void note_bound(struct judge *j, const struct bm_opts *o,
 			     1U << BM_R_V6ONLY | 1U << BM_R_FAMILY;
 
 	if (!got && (o->reuse & BM_RP) && (why->rules & other))
-		j->stale_fast = true;
+		j->stale_fast |= 1U << o->other_uid;
 }
 
 /*
@@ -398,7 +399,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 	char check[96];
 
 	bm_port_init(&p, j->drop);
-	j->stale_fast = false;
+	j->stale_fast = 0;
 	j->seq_failed = false;
 	j->port = PORT_FIRST + j->seqs++ % (PORT_LAST - PORT_FIRST + 1);
 	for (i = 0; i < BM_MAX_SOCKS; i++)
