@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "ksft_bindlab.h"
 #include "bind_model.h"
@@ -600,9 +601,12 @@ static const char *judge_setup(struct judge *j, struct bl_why *why)
 static int judge_report(struct judge *j)
 {
 	int i, unknown = j->lost ? 1 : 0;
+	struct utsname u;
 
-	BL_NOTE("%ld sequences, %ld checks, %d distinct disagreements%s",
-		j->seqs, j->checks, j->ngrp,
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	BL_NOTE("%s: %ld sequences, %ld checks, %d distinct disagreements%s",
+		u.release, j->seqs, j->checks, j->ngrp,
 		j->drop ? " (model with rules dropped: BINDLAB_MODEL_DROP)" : "");
 	for (i = 0; i < j->ngrp; i++) {
 		BL_NOTE("%s %s: %ld checks; shortest: %s",
