@@ -90,7 +90,8 @@ static int parse_addrs(struct opts *o, const char *addrs, struct bl_why *why)
 	} else if (!strcmp(addrs, "alternate")) {
 		k = 2;
 	} else {
-		err = bl_arg_long("address count K", addrs, 1, 65000, &k, why);
+		err = bl_arg_long("address count K", addrs, 1, BL_MAX_ADDRS,
+				  &k, why);
 		if (err)
 			return err;
 	}
@@ -153,7 +154,6 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	long fdmax;
 	int c, err;
 
 	*o = (struct opts){
@@ -196,39 +196,77 @@ static int parse_args(struct opts *o, int argc, char **argv,
 	if (o->buckets > o->spec.n)
 		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
 				  o->buckets, o->spec.n);
-	fdmax = bl_fd_hard_limit();
-	if (fdmax > 0 && o->spec.n + BL_FD_SLACK > fdmax) {
-		struct bl_why fd_why;
+	if (o->spec.naddrs > o->spec.n)
+		return bl_why_set(why, EINVAL, "address count K %d exceeds N %ld",
+				  o->spec.naddrs, o->spec.n);
+	return 0;
+}
 
-		/* Root with CAP_SYS_RESOURCE may still raise the hard limit. */
-		if (bl_fd_reserve(o->spec.n, &fd_why))
-			return bl_why_set(why, EINVAL, "N %ld does not fit: %s",
-					  o->spec.n, fd_why.msg);
+/*
+ * Can this run happen here? Not a usage error but a SKIP (exit 4) with
+ * the reason: too few file descriptors for N, or --no-netns in the
+ * initial namespace, whose lo and addresses are the host's. The --json
+ * destination is checked now, not after the run.
+ */
+static int check_env(const struct opts *o, struct bl_why *why)
+{
+	long fdmax = bl_fd_hard_limit();
+	int err;
+
+	if (o->json && bl_out_check(o->json, why))
+		return BL_EXIT_USAGE;
+	/* Root with CAP_SYS_RESOURCE may still raise the hard limit. */
+	if (fdmax > 0 && o->spec.n + BL_FD_SLACK > fdmax &&
+	    bl_fd_reserve(o->spec.n, why))
+		return BL_EXIT_SKIP;
+	if (!o->netns) {
+		err = bl_netns_is_initial(why);
+		if (err < 0)
+			return BL_EXIT_SKIP;
+		if (err)
+			return bl_why_set(why, EPERM,
+					  "--no-netns refuses the initial network namespace: its lo is the host's (run it inside a VM or a namespace you made)"),
+			       BL_EXIT_SKIP;
 	}
 	return 0;
+}
+
+/* --no-netns: leave the namespace we were given as we found it. */
+static void restore_netns(const struct opts *o, struct bl_addr_undo *undo,
+			  bool lo_was_up)
+{
+	if (o->netns)
+		return;
+	bl_bind_undo(&o->spec, undo);
+	if (!lo_was_up)
+		bl_link_set_up("lo", false);
 }
 
 /* Runs in the round's child: namespace, addresses, fds, then the loop. */
 static int one_round(const struct opts *o, struct round_out *out,
 		     struct bl_progress *progress)
 {
+	static struct bl_addr_undo undo;
+	bool lo_was_up = bl_link_is_up("lo");
 	struct bl_bind_run run;
 	struct bl_why why = { "" };
 	int err;
 
 	err = o->netns ? bl_netns_enter(&why) : bl_netns_lo_up(&why);
 	if (!err)
-		err = bl_bind_prepare(&o->spec, &why);
-	if (err) {
+		err = bl_bind_prepare_undo(&o->spec, &undo, &why);
+	if (!err)
+		err = bl_fd_reserve(o->spec.n, &why);
+	if (!err)
+		err = bl_bind_loop(&o->spec, &run, progress, &why);
+	else
+		run = (struct bl_bind_run){};
+	if (err && !run.bind_ns) {
+		/* Not even started: the environment cannot run it. */
 		snprintf(out->why, sizeof(out->why), "%s", why.msg);
+		restore_netns(o, &undo, lo_was_up);
 		return BL_EXIT_SKIP;
 	}
-	err = bl_fd_reserve(o->spec.n, &why);
-	if (err) {
-		snprintf(out->why, sizeof(out->why), "%s", why.msg);
-		return BL_EXIT_USAGE;
-	}
-	err = bl_bind_loop(&o->spec, &run, progress, &why);
 	if (!err) {
 		memcpy(out->bind_ns, run.bind_ns, run.n * sizeof(uint64_t));
 		out->total_ns = run.total_ns;
@@ -237,6 +275,7 @@ static int one_round(const struct opts *o, struct round_out *out,
 		snprintf(out->why, sizeof(out->why), "%s", why.msg);
 	}
 	bl_bind_close(&run);
+	restore_netns(o, &undo, lo_was_up);
 	return err ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
@@ -382,6 +421,7 @@ static int write_json(const struct opts *o, const char *case_id,
 {
 	json_t *root = bl_result_new("bind_bench", case_id);
 	json_t *rounds = json_array(), *starts = json_array(), *curve;
+	struct bl_why why = { "" };
 	long r, b;
 	int err;
 
@@ -408,11 +448,10 @@ static int write_json(const struct opts *o, const char *case_id,
 				      "growth", bl_stats_json(&s->growth),
 				      "per_bind_ns", bl_stats_json(&s->per_bind),
 				      "curve", curve));
-	err = bl_json_save(root, o->json);
+	err = bl_json_save(root, o->json, &why);
 	json_decref(root);
 	if (err)
-		fprintf(stderr, "%s: cannot write %s: %s\n", prog, o->json,
-			strerror(-err));
+		fprintf(stderr, "%s: cannot write %s\n", prog, why.msg);
 	return err;
 }
 
@@ -434,10 +473,43 @@ static void print_summary(const struct opts *o, const struct summary *s,
 			s->curve_median[b]);
 }
 
+/* Warm-up and measured rounds; BL_EXIT_* of the first that fails. */
+static int run_rounds(const struct opts *o, struct round_out **outs,
+		      size_t out_size)
+{
+	long r, total_rounds = o->warmup + o->rounds;
+	struct bl_progress progress;
+	int ret;
+
+	for (r = 0; r < total_rounds; r++) {
+		/* Shared with the round's child, which writes the samples. */
+		outs[r] = mmap(NULL, out_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (outs[r] == MAP_FAILED) {
+			fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
+			return BL_EXIT_FAIL;
+		}
+		bl_progress_init(&progress, r < o->warmup ? "warm-up" : "round",
+				 o->spec.n);
+		ret = run_round(o, outs[r], &progress);
+		if (ret) {
+			fprintf(stderr, "%s: %s%s\n", prog,
+				ret == BL_EXIT_SKIP ? "SKIP: " : "",
+				outs[r]->why);
+			return ret;
+		}
+		if (!o->quiet && r >= o->warmup)
+			printf("round=%ld port=%u total_ms=%.3f growth=%.2f\n",
+			       r - o->warmup + 1, outs[r]->port,
+			       outs[r]->total_ns / 1e6,
+			       bl_growth(outs[r]->bind_ns, o->spec.n));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct round_out **outs;
-	struct bl_progress progress;
 	struct summary sum = {};
 	char case_id[160];
 	size_t out_size;
@@ -447,6 +519,7 @@ int main(int argc, char **argv)
 	struct opts o;
 
 	prog = basename(argv[0]);
+	bl_stdio_guard();
 	ret = parse_args(&o, argc, argv, &why);
 	if (ret > 0) {
 		print_usage(stdout);
@@ -457,6 +530,16 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return BL_EXIT_USAGE;
 	}
+	if (bl_check_args_only())
+		return BL_EXIT_PASS;
+	ret = check_env(&o, &why);
+	if (ret) {
+		fprintf(stderr, "%s: %s%s\n", prog,
+			ret == BL_EXIT_SKIP ? "SKIP: " : "", why.msg);
+		return ret;
+	}
+	if (o.json && !strcmp(o.json, "-"))
+		bl_stdout_machine();
 	total_rounds = o.warmup + o.rounds;
 	out_size = sizeof(struct round_out) + o.spec.n * sizeof(uint64_t);
 	/*
@@ -478,29 +561,9 @@ int main(int argc, char **argv)
 		       bl_family_name(o.spec.family), o.spec.port, o.spec.n,
 		       o.rounds, o.warmup, o.netns ? "private" : "current");
 
-	for (r = 0; r < total_rounds; r++) {
-		/* Shared with the round's child, which writes the samples. */
-		outs[r] = mmap(NULL, out_size, PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (outs[r] == MAP_FAILED) {
-			fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
-			return BL_EXIT_FAIL;
-		}
-		bl_progress_init(&progress, r < o.warmup ? "warm-up" : "round",
-				 o.spec.n);
-		ret = run_round(&o, outs[r], &progress);
-		if (ret) {
-			fprintf(stderr, "%s: %s%s\n", prog,
-				ret == BL_EXIT_SKIP ? "SKIP: " : "",
-				outs[r]->why);
-			return ret;
-		}
-		if (!o.quiet && r >= o.warmup)
-			printf("round=%ld port=%u total_ms=%.3f growth=%.2f\n",
-			       r - o.warmup + 1, outs[r]->port,
-			       outs[r]->total_ns / 1e6,
-			       bl_growth(outs[r]->bind_ns, o.spec.n));
-	}
+	ret = run_rounds(&o, outs, out_size);
+	if (ret)
+		return ret;
 	if (summarize(&o, outs + o.warmup, &sum)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return BL_EXIT_FAIL;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bindlab_results: the result files' one reader and writer for run.sh.
- *   merge OUT [--ktap NAME=FILE]... [RESULT.json]...   bundle a run
+ *   merge OUT [--ktap NAME=FILE]... [--missing NAME=RESULT:WHY]... [RESULT.json]...
  *   summary RUN.json                                   one-screen summary
  *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
@@ -24,12 +24,14 @@ static const char *prog = "bindlab_results";
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s merge OUT [--ktap NAME=FILE]... [RESULT.json]...\n"
+		"usage: %s merge OUT [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
 		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
-		"exit: 0 ok, 1 regression beyond --threshold, 2 bad input\n",
+		"merge: --missing NAME=skip:REASON|fail:REASON for a planned case with no result\n"
+		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
+		"      4 nothing measured, everything skipped\n",
 		prog, prog, prog, prog);
 }
 
@@ -63,55 +65,117 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* "ok 3 name # SKIP why" and friends, top-level lines only. */
+static json_t *test_entry(const char *program, const char *test,
+			  const char *result, const char *reason)
+{
+	return json_pack("{s:s, s:s, s:s, s:s}", "program", program,
+			 "test", test, "result", result, "reason", reason);
+}
+
+/* "ok 3 name # SKIP why" and friends: one top-level result line. */
+static json_t *ktap_result(const char *program, char *line)
+{
+	bool ok = !strncmp(line, "ok ", 3);
+	const char *result = ok ? "pass" : "fail", *reason = "";
+	char name[512], *hash;
+	int num, off;
+
+	if (sscanf(line + (ok ? 3 : 7), "%d %n", &num, &off) != 1)
+		return NULL;
+	snprintf(name, sizeof(name), "%s", line + (ok ? 3 : 7) + off);
+	hash = strstr(name, " # ");
+	if (hash) {
+		*hash = '\0';
+		reason = hash + 3;
+		if (!strncmp(reason, "SKIP", 4)) {
+			result = "skip";
+			reason += 4;
+		} else if (!strncmp(reason, "XFAIL", 5)) {
+			result = "xfail";
+			reason += 5;
+		} else if (!strncmp(reason, "XPASS", 5)) {
+			result = "xpass";
+			reason += 5;
+		}
+		reason += strspn(reason, " ");
+	}
+	return test_entry(program, name, result, reason);
+}
+
+/*
+ * The program's results, failing closed: a plan that was not met (a
+ * crash, a timeout, a usage error) is one failed entry, and "1..0 # SKIP
+ * why" one skipped entry, so that no verdict rests on tests never run.
+ */
 static json_t *parse_ktap(const char *program, const char *path)
 {
-	char line[1024], name[512], *hash, *nl;
-	json_t *tests = json_array();
-	const char *result, *reason;
-	int num, off;
-	FILE *f = fopen(path, "re");
+	char line[1024], *nl, reason[160];
+	json_t *tests = json_array(), *t;
+	struct bl_why why = { "" };
+	long plan = -1, seen = 0;
+	FILE *f = bl_open_regular(path, BL_MAX_INPUT_BYTES, &why);
 
 	if (!f)
-		die_usage("--ktap %s: %s", path, strerror(errno));
+		die_usage("--ktap %s", why.msg);
 	while (fgets(line, sizeof(line), f)) {
-		bool ok = !strncmp(line, "ok ", 3);
-
-		if (!ok && strncmp(line, "not ok ", 7))
-			continue;
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		if (sscanf(line + (ok ? 3 : 7), "%d %n", &num, &off) != 1)
+		if (plan < 0 && sscanf(line, "1..%ld", &plan) == 1 && !plan &&
+		    strstr(line, "# SKIP"))
+			json_array_append_new(tests, test_entry(program, "(all)",
+				"skip", strstr(line, "# SKIP") + 7));
+		if (strncmp(line, "ok ", 3) && strncmp(line, "not ok ", 7))
 			continue;
-		snprintf(name, sizeof(name), "%s", line + (ok ? 3 : 7) + off);
-		hash = strstr(name, " # ");
-		reason = "";
-		result = ok ? "pass" : "fail";
-		if (hash) {
-			*hash = '\0';
-			reason = hash + 3;
-			if (!strncmp(reason, "SKIP", 4)) {
-				result = "skip";
-				reason += 4;
-			} else if (!strncmp(reason, "XFAIL", 5)) {
-				result = "xfail";
-				reason += 5;
-			} else if (!strncmp(reason, "XPASS", 5)) {
-				result = "xpass";
-				reason += 5;
-			}
-			reason += strspn(reason, " ");
+		t = ktap_result(program, line);
+		if (t) {
+			json_array_append_new(tests, t);
+			seen++;
 		}
-		json_array_append_new(tests, json_pack("{s:s, s:s, s:s, s:s}",
-			"program", program, "test", name, "result", result,
-			"reason", reason));
 	}
 	fclose(f);
+	if (plan < 0 || seen < plan || (!plan && !json_array_size(tests))) {
+		snprintf(reason, sizeof(reason),
+			 "%ld of %ld planned tests reported (crash, timeout or usage error: see %s)",
+			 seen, plan < 0 ? 0 : plan, path);
+		json_array_append_new(tests, test_entry(program, "(plan)",
+							"fail", reason));
+	}
 	return tests;
 }
 
+/* --missing NAME=skip:REASON or NAME=fail:REASON: a planned case with no result. */
+static json_t *missing_entry(char *arg)
+{
+	char *eq = strchr(arg, '='), *colon;
+
+	colon = eq ? strchr(eq, ':') : NULL;
+	if (!eq || !colon || eq == arg)
+		die_usage("--missing needs NAME=skip:REASON or NAME=fail:REASON");
+	*eq = '\0';
+	*colon = '\0';
+	if (strcmp(eq + 1, "skip") && strcmp(eq + 1, "fail"))
+		die_usage("--missing %s: '%s' is neither skip nor fail", arg,
+			  eq + 1);
+	return test_entry("benchmark", arg, eq + 1, colon + 1);
+}
+
 static json_t *find_case(json_t *cases, const char *id);
+
+/*
+ * A copy of a run is no second run: identical results (same samples,
+ * same environment and time) are refused, whatever the file names.
+ */
+static void no_copy(json_t *seen, json_t *cases, const char *path)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(seen, i, c)
+		if (json_equal(c, cases))
+			die_usage("%s holds the same results as an earlier file: a run counts once",
+				  path);
+}
 
 /*
  * Results of the same case from several files (boots of a VM, say) pool
@@ -123,12 +187,17 @@ static void add_cases(json_t *cases, json_t *more)
 	json_t *c, *have;
 	size_t i;
 
+	char why[160];
+
 	json_array_foreach(more, i, c) {
 		have = find_case(cases, str(c, "case"));
 		if (!have) {
-			json_array_append(cases, c);
+			json_array_append(cases, json_deep_copy(c));
 			continue;
 		}
+		/* Pooled rounds must measure the same thing: compare's rules. */
+		if (bl_cmp_incomparable(have, c, why, sizeof(why)))
+			die_usage("cannot pool %s: %s", str(c, "case"), why);
 		json_array_extend(json_object_get(json_object_get(have, "metric"),
 						  "samples"),
 				  json_object_get(json_object_get(c, "metric"),
@@ -144,6 +213,8 @@ static void add_cases(json_t *cases, json_t *more)
 static int cmd_merge(int argc, char **argv)
 {
 	json_t *run, *cases = json_array(), *tests = json_array(), *in, *c;
+	json_t *inputs = json_array();
+	struct bl_why why = { "" };
 	const char *out;
 	char *eq;
 	int a, err;
@@ -151,7 +222,15 @@ static int cmd_merge(int argc, char **argv)
 	if (argc < 2)
 		die_usage("merge needs OUT");
 	out = argv[1];
+	if (bl_out_check(out, &why))
+		die_usage("%s", why.msg);
 	for (a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "--missing")) {
+			if (++a >= argc)
+				die_usage("--missing needs NAME=skip:REASON or NAME=fail:REASON");
+			json_array_append_new(tests, missing_entry(argv[a]));
+			continue;
+		}
 		if (!strcmp(argv[a], "--ktap")) {
 			eq = ++a < argc ? strchr(argv[a], '=') : NULL;
 			if (!eq)
@@ -164,19 +243,21 @@ static int cmd_merge(int argc, char **argv)
 		}
 		in = load_or_die(argv[a]);
 		c = bl_run_cases(in);
+		no_copy(inputs, c, argv[a]);
 		add_cases(cases, c);
-		json_decref(c);
+		json_array_append_new(inputs, c);
 		json_decref(in);
 	}
+	json_decref(inputs);
 	run = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o}",
 			"schema", BINDLAB_RUN_SCHEMA,
 			"schema_version", BINDLAB_SCHEMA_VERSION,
 			"harness_version", BINDLAB_VERSION,
 			"env", bl_env_json(), "cases", cases, "tests", tests);
-	err = bl_json_save(run, out);
+	err = bl_json_save(run, out, &why);
 	json_decref(run);
 	if (err)
-		die_usage("cannot write %s: %s", out, strerror(-err));
+		die_usage("cannot write %s", why.msg);
 	return 0;
 }
 
@@ -231,6 +312,34 @@ static void churn_details(json_t *sum, char *buf, size_t len)
 		 stat_median(sum, "connect_p99_ns") / 1000, failure);
 }
 
+/*
+ * Fail closed: a run that measured nothing passes nothing. Everything
+ * skipped is a SKIP (exit 4, the reasons are listed above); no result
+ * at all is a failure.
+ */
+static int summary_verdict(json_t *run, json_t *cases, int fails, int skips)
+{
+	size_t i, measured = json_array_size(cases);
+	json_t *t;
+
+	json_array_foreach(json_object_get(run, "tests"), i, t)
+		if (strcmp(str(t, "result"), "skip"))
+			measured++;
+	json_decref(cases);
+	json_decref(run);
+	if (fails)
+		return BL_EXIT_FAIL;
+	if (!measured && skips) {
+		printf("\nnothing was measured: everything skipped (reasons above)\n");
+		return BL_EXIT_SKIP;
+	}
+	if (!measured) {
+		printf("\nnothing was measured: no test result and no benchmark case\n");
+		return BL_EXIT_FAIL;
+	}
+	return BL_EXIT_PASS;
+}
+
 static int cmd_summary(int argc, char **argv)
 {
 	json_t *run, *cases, *tests, *c, *t, *env, *sum;
@@ -266,7 +375,7 @@ static int cmd_summary(int argc, char **argv)
 		printf("  %-17s %s.%s%s%s\n",
 		       !strcmp(r, "xfail") ? "known regression" :
 		       !strcmp(r, "skip") ? "skipped" :
-		       !strcmp(r, "fail") ? "FAIL (regressed)" : "XPASS",
+		       !strcmp(r, "fail") ? "FAIL" : "XPASS",
 		       str(t, "program"), str(t, "test"),
 		       *str(t, "reason") ? ": " : "", str(t, "reason"));
 	}
@@ -298,18 +407,16 @@ static int cmd_summary(int argc, char **argv)
 			fails++;
 		vbuf[0] = '\0';
 	}
-	json_decref(cases);
-	json_decref(run);
-	return fails ? BL_EXIT_FAIL : BL_EXIT_PASS;
+	return summary_verdict(run, cases, fails, counts[4]);
 }
 
 static double percent_arg(const char *what, const char *arg)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	struct bl_why why = { "" };
+	double v;
 
-	if (!*arg || *end || !isfinite(v) || v < 0 || v > 1e6)
-		die_usage("%s '%s' is not a percentage >= 0", what, arg);
+	if (bl_arg_double(what, arg, 0, 1e6, &v, &why))
+		die_usage("%s", why.msg);
 	return v;
 }
 
@@ -374,25 +481,16 @@ static void side_free(struct side *s)
 /* A run counted twice would pass for replication: refuse it. */
 static void no_file_twice(const struct side *b, const struct side *a)
 {
-	size_t n = b->n + a->n, i, j;
-	struct stat *st = calloc(n, sizeof(*st));
-	char **path = calloc(n, sizeof(*path));
+	const struct side *sides[] = { b, a };
+	json_t *seen = json_array();
+	size_t k, i;
 
-	if (!st || !path)
-		die_usage("out of memory");
-	memcpy(path, b->paths, b->n * sizeof(*path));
-	memcpy(path + b->n, a->paths, a->n * sizeof(*path));
-	for (i = 0; i < n; i++) {
-		if (stat(path[i], &st[i]))
-			die_usage("cannot read %s: %s", path[i], strerror(errno));
-		for (j = 0; j < i; j++)
-			if (st[i].st_dev == st[j].st_dev &&
-			    st[i].st_ino == st[j].st_ino)
-				die_usage("%s is given twice: a run counts once",
-					  path[i]);
-	}
-	free(path);
-	free(st);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < sides[k]->n; i++) {
+			no_copy(seen, sides[k]->cases[i], sides[k]->paths[i]);
+			json_array_append(seen, sides[k]->cases[i]);
+		}
+	json_decref(seen);
 }
 
 /* The runs of one side that hold case id; the count is returned. */
@@ -463,6 +561,7 @@ static int cmd_compare(int argc, char **argv)
 	struct side before, after;
 	const char *json_out = NULL;
 	struct bl_cmp_row row;
+	struct bl_why why = { "" };
 	int c, regressions = 0, sep = -1, first_after;
 	double max_load = 0;
 	size_t i;
@@ -505,7 +604,11 @@ static int cmd_compare(int argc, char **argv)
 	}
 	if (sep <= optind || first_after >= argc)
 		die_usage("compare needs BEFORE.json AFTER.json, or BEFORE.json... -- AFTER.json...");
-	/* Load everything before writing anything: bad input leaves no file. */
+	/* Check and load everything before writing: bad input leaves no file. */
+	if (json_out && bl_out_check(json_out, &why))
+		die_usage("%s", why.msg);
+	if (json_out && !strcmp(json_out, "-"))
+		bl_stdout_machine();
 	side_load(&before, argv + optind, sep - optind);
 	side_load(&after, argv + first_after, argc - first_after);
 	no_file_twice(&before, &after);
@@ -556,6 +659,9 @@ static int cmd_compare(int argc, char **argv)
 	if (opts.threshold_pct >= 0)
 		printf("regressions beyond %.1f%%: %d\n", opts.threshold_pct,
 		       regressions);
+	/* A comparison of nothing is no evidence of "no regression". */
+	if (!json_array_size(rows))
+		die_usage("nothing compared: no case is in both sides and comparable");
 
 	if (json_out) {
 		out = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:i}",
@@ -567,10 +673,10 @@ static int cmd_compare(int argc, char **argv)
 				"min_change_pct", opts.min_change_pct,
 				"drift_pct", opts.drift_pct, "rows", rows,
 				"skipped", skipped, "regressions", regressions);
-		c = bl_json_save(out, json_out);
+		c = bl_json_save(out, json_out, &why);
 		json_decref(out);
 		if (c)
-			die_usage("cannot write %s: %s", json_out, strerror(-c));
+			die_usage("cannot write %s", why.msg);
 	} else {
 		json_decref(rows);
 		json_decref(skipped);
@@ -583,38 +689,56 @@ static int cmd_compare(int argc, char **argv)
 	return regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+/*
+ * One data file per case, named by its position (1.dat, 2.dat...), not by
+ * anything read from the input. The case id is the first line, as the
+ * column header that gnuplot reads as data (title columnhead), never as
+ * code.
+ */
+static void write_curve(json_t *c, const char *dir, size_t i, char *path,
+			size_t len)
+{
+	json_t *curve = json_object_get(json_object_get(c, "summary"), "curve");
+	json_t *x = json_object_get(curve, "bound_before");
+	json_t *y = json_object_get(curve, "median_ns");
+	struct bl_why why = { "" };
+	size_t k, n = json_array_size(x), used, cap = 64 * (n + 4);
+	char *buf = malloc(cap);
+
+	if (!buf)
+		die_usage("out of memory");
+	used = snprintf(buf, cap, "bound %s\n", str(c, "case"));
+	for (k = 0; k < n && used < cap; k++)
+		used += snprintf(buf + used, cap - used, "%.0f %.1f\n",
+				 json_number_value(json_array_get(x, k)),
+				 json_number_value(json_array_get(y, k)));
+	snprintf(path, len, "%s/%zu.dat", dir, i);
+	if (used >= cap || bl_file_write(path, buf, used, &why))
+		die_usage("cannot write %s", why.msg);
+	free(buf);
+}
+
 static int cmd_curve(int argc, char **argv)
 {
-	json_t *run, *cases, *c, *curve, *x, *y;
+	json_t *run, *cases, *c, *x, *y, *curve;
 	char path[4096];
-	size_t i, k;
-	FILE *f;
+	size_t i, n = 0;
+	struct stat st;
 
 	if (argc != 3)
 		die_usage("curve needs RUN.json DIR");
 	run = load_or_die(argv[1]);
-	if (mkdir(argv[2], 0755) && errno != EEXIST)
-		die_usage("cannot create %s: %s", argv[2], strerror(errno));
+	if (lstat(argv[2], &st) || !S_ISDIR(st.st_mode))
+		die_usage("%s is not a directory", argv[2]);
 	cases = bl_run_cases(run);
 	json_array_foreach(cases, i, c) {
 		curve = json_object_get(json_object_get(c, "summary"), "curve");
 		x = json_object_get(curve, "bound_before");
 		y = json_object_get(curve, "median_ns");
-		if (!json_array_size(x) || json_array_size(x) != json_array_size(y))
+		if (!json_array_size(x) || json_array_size(x) != json_array_size(y) ||
+		    json_array_size(x) > 1000)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.dat", argv[2], str(c, "case"));
-		if (strchr(str(c, "case"), '/'))
-			die_usage("case id '%s' is not a file name", str(c, "case"));
-		f = fopen(path, "we");
-		if (!f)
-			die_usage("cannot write %s: %s", path, strerror(errno));
-		fprintf(f, "# %s: sockets already bound, median ns per bind\n",
-			str(c, "case"));
-		for (k = 0; k < json_array_size(x); k++)
-			fprintf(f, "%lld %.1f\n",
-				json_integer_value(json_array_get(x, k)),
-				json_number_value(json_array_get(y, k)));
-		fclose(f);
+		write_curve(c, argv[2], ++n, path, sizeof(path));
 		printf("%s\t%s\n", str(c, "case"), path);
 	}
 	json_decref(cases);
@@ -625,6 +749,7 @@ static int cmd_curve(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	prog = basename(argv[0]);
+	bl_stdio_guard();
 	if (argc < 2)
 		die_usage("missing subcommand (merge, summary, compare, curve)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

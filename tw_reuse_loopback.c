@@ -1241,6 +1241,7 @@ static int churn_json(const struct churn_opts *o, struct churn_out ***outs,
 		      const struct churn_sum *sums)
 {
 	json_t *root, *cases = json_array();
+	struct bl_why why = { "" };
 	int v, err;
 
 	for (v = 0; v < o->nreuse; v++)
@@ -1256,11 +1257,10 @@ static int churn_json(const struct churn_opts *o, struct churn_out ***outs,
 				 "harness_version", BINDLAB_VERSION,
 				 "env", bl_env_json(), "cases", cases);
 	}
-	err = bl_json_save(root, o->json);
+	err = bl_json_save(root, o->json, &why);
 	json_decref(root);
 	if (err)
-		fprintf(stderr, "%s: cannot write %s: %s\n", prog, o->json,
-			strerror(-err));
+		fprintf(stderr, "%s: cannot write %s\n", prog, why.msg);
 	return err;
 }
 
@@ -1302,6 +1302,14 @@ static int churn_main(int argc, char **argv)
 		churn_usage(stderr);
 		return BL_EXIT_USAGE;
 	}
+	if (o.json && bl_out_check(o.json, &why)) {
+		fprintf(stderr, "%s: %s\n", prog, why.msg);
+		return BL_EXIT_USAGE;
+	}
+	if (bl_check_args_only())
+		return BL_EXIT_PASS;
+	if (o.json && !strcmp(o.json, "-"))
+		bl_stdout_machine();
 	if (o.delay_ms && !bl_sysctl_exists(BL_SYSCTL_TW_DELAY)) {
 		fprintf(stderr, "%s: SKIP: --reuse-delay needs net.ipv4.tcp_tw_reuse_delay (Linux 6.14+), which this kernel lacks\n",
 			prog);
@@ -1361,6 +1369,7 @@ static int churn_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	prog = basename(argv[0]);
+	bl_stdio_guard();
 	if (argc > 1 && !strcmp(argv[1], "churn"))
 		return churn_main(argc - 1, argv + 1);
 	return bl_harness_main(argc, argv);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -68,9 +69,18 @@ int bl_netns_create(struct bl_why *why);
 int bl_netns_switch(int nsfd);
 int bl_netns_current(void);
 
+/*
+ * 1 in the namespace of PID 1 (the host's, when PID 1 is the host's init),
+ * 0 elsewhere, -errno when that cannot be told. --no-netns refuses 1.
+ */
+int bl_netns_is_initial(struct bl_why *why);
+
 int bl_link_up(const char *ifname);
+int bl_link_set_up(const char *ifname, bool up);
+bool bl_link_is_up(const char *ifname);
 /* "addr/plen" on ifname; IPv6 addresses get IFA_F_NODAD. */
 int bl_addr_add(const char *ifname, const char *cidr);
+int bl_addr_del(const char *ifname, const char *cidr);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);
@@ -190,8 +200,24 @@ int bl_family_parse(const char *s, enum bl_family *f);
 /* i-th of the addresses a spec round-robins over, with the port set. */
 socklen_t bl_bind_addr(const struct bl_bind_spec *spec, int i,
 		       uint16_t port, struct sockaddr_storage *ss);
+/*
+ * At most this many addresses: each IPv6 one is a netlink request, and K
+ * beyond N would never be bound to anyway.
+ */
+#define BL_MAX_ADDRS	1024
+
+/* The addresses bl_bind_prepare_undo() added, to take them away again. */
+struct bl_addr_undo {
+	int n;
+	uint16_t k[BL_MAX_ADDRS];
+};
+
 /* Make the spec's addresses local (IPv6 needs them added to lo). */
 int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why);
+/* The same, recording what it added in undo (for --no-netns). */
+int bl_bind_prepare_undo(const struct bl_bind_spec *spec,
+			 struct bl_addr_undo *undo, struct bl_why *why);
+void bl_bind_undo(const struct bl_bind_spec *spec, struct bl_addr_undo *undo);
 /*
  * Bind spec->n sockets; only bind() is inside the timed region. On error
  * the sockets bound so far stay in run (n counts them) and err names the
@@ -329,8 +355,31 @@ void bl_churn_regime(const struct bl_churn_run *run, int tw_reuse,
 
 /* ---- parse.c ---- */
 
-/* Whole string a base-10 integer in [min, max]. */
+/*
+ * The one number grammar of every command line, option and file field:
+ * optional '-', decimal digits, and for reals an optional '.' and digits.
+ * No blanks, '+', hex, exponents, inf or nan; overflow is out of range.
+ */
 int bl_parse_long(const char *s, long min, long max, long *out);
+int bl_parse_double(const char *s, double min, double max, double *out);
+int bl_arg_double(const char *what, const char *s, double min, double max,
+		  double *out, struct bl_why *why);
+
+/*
+ * Case ids: [a-z0-9_] words joined by '.', '-' or '+' inside words, at
+ * most BL_CASE_ID_MAX bytes, e.g. bind_bench.reuseaddr.same.ipv4.port.n4000.
+ * Nothing else is ever accepted from a result file, so an id is safe as a
+ * file name and as data for any tool.
+ */
+#define BL_CASE_ID_MAX	128
+bool bl_case_id_valid(const char *id);
+
+/*
+ * BINDLAB_CHECK_ARGS=1: a program only validates its command line (exit 0
+ * or 2) and runs nothing: bisect checks its case with the program's own
+ * parser before it builds a kernel.
+ */
+bool bl_check_args_only(void);
 /*
  * getopt_long() returned c (optstring starting with "+:"): for ':' and
  * '?' the one-line usage error in why and -EINVAL, else 0.
@@ -339,6 +388,29 @@ int bl_getopt_error(int c, char **argv, struct bl_why *why);
 /* The same for a command-line argument named what; why gets the message. */
 int bl_arg_long(const char *what, const char *s, long min, long max,
 		long *out, struct bl_why *why);
+
+/* ---- files.c: the one writer and reader of files ---- */
+
+/*
+ * Can path be written? "-" (stdout) and regular files (through symlinks)
+ * can; devices, FIFOs, directories and dangling symlinks are refused.
+ * Call it before the work whose result goes there.
+ */
+int bl_out_check(const char *path, struct bl_why *why);
+/* Replace path atomically (temp file + rename of the symlink's target). */
+int bl_file_write(const char *path, const char *data, size_t len,
+		  struct bl_why *why);
+/* A regular file of at most max_bytes, never blocking on open; or NULL. */
+FILE *bl_open_regular(const char *path, long max_bytes, struct bl_why *why);
+/* Largest input file read: result files, KTAP, XFAIL lists. */
+#define BL_MAX_INPUT_BYTES	(256L << 20)
+/*
+ * "-" as an output: the human text of the program moves to stderr and
+ * stdout carries the machine output alone.
+ */
+void bl_stdout_machine(void);
+/* Make a write error on stdout or stderr fail the program at exit. */
+void bl_stdio_guard(void);
 
 /* ---- known_regressions.c ---- */
 
@@ -361,10 +433,14 @@ json_t *bl_double_array_json(const double *v, size_t n);
  */
 json_t *bl_metric_json(const char *name, const char *unit,
 		       bool lower_is_better, const double *samples, size_t n);
-/* Write atomically (temp file + rename); "-" is stdout. */
-int bl_json_save(json_t *root, const char *path);
+/* Through bl_file_write() (files.c); "-" is stdout. */
+int bl_json_save(json_t *root, const char *path, struct bl_why *why);
 
 /* ---- runfile.c: reading result files back ---- */
+
+/* Rounds a metric may hold, and the largest sample: beyond is not ours. */
+#define BL_MAX_SAMPLES	100000
+#define BL_MAX_SAMPLE	1e15
 
 /* Load and validate a run file or a single result; NULL with why set. */
 json_t *bl_run_load(const char *path, struct bl_why *why);
@@ -417,6 +493,12 @@ int bl_compare_case(const struct bl_cmp_side *before,
 		    const struct bl_cmp_side *after,
 		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row);
 json_t *bl_cmp_row_json(const struct bl_cmp_row *row);
+/*
+ * Why case result x cannot be compared with (nor pooled into) ref: tool,
+ * harness series, metric, unit or a parameter differs; NULL when it can.
+ */
+const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
+				size_t len);
 const char *bl_cmp_method_name(enum bl_cmp_method m);
 
 #endif /* BINDLAB_H */

@@ -43,7 +43,6 @@ int bl_family_parse(const char *s, enum bl_family *f)
  * local on lo. IPv6 has only ::1 there, so the second and later
  * addresses come from the documentation prefix, added to lo.
  */
-#define BL_MAX_ADDRS	65000
 
 socklen_t bl_bind_addr(const struct bl_bind_spec *spec, int i, uint16_t port,
 		       struct sockaddr_storage *ss)
@@ -85,12 +84,26 @@ socklen_t bl_bind_addr(const struct bl_bind_spec *spec, int i, uint16_t port,
 	}
 }
 
-int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why)
+static void addr_cidr(const struct bl_bind_spec *spec, int k, char *cidr,
+		      size_t len)
 {
+	char host[INET6_ADDRSTRLEN];
 	struct sockaddr_storage ss;
-	char host[INET6_ADDRSTRLEN], cidr[INET6_ADDRSTRLEN + 5];
+
+	bl_bind_addr(spec, k, 0, &ss);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host,
+		  sizeof(host));
+	snprintf(cidr, len, "%s/128", host);
+}
+
+int bl_bind_prepare_undo(const struct bl_bind_spec *spec,
+			 struct bl_addr_undo *undo, struct bl_why *why)
+{
+	char cidr[INET6_ADDRSTRLEN + 5];
 	int k, err;
 
+	if (undo)
+		undo->n = 0;
 	if (spec->naddrs < 1 || spec->naddrs > BL_MAX_ADDRS)
 		return bl_why_set(why, EINVAL, "address count %d not in 1..%d",
 				  spec->naddrs, BL_MAX_ADDRS);
@@ -99,16 +112,33 @@ int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why)
 	if (spec->family != BL_FAM_INET6)
 		return 0;
 	for (k = 1; k < spec->naddrs; k++) {
-		bl_bind_addr(spec, k, 0, &ss);
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-			  host, sizeof(host));
-		snprintf(cidr, sizeof(cidr), "%s/128", host);
+		addr_cidr(spec, k, cidr, sizeof(cidr));
 		err = bl_addr_add("lo", cidr);
 		if (err && err != -EEXIST)
 			return bl_why_set(why, err, "cannot add %s to lo: %s",
 					  cidr, strerror(-err));
+		/* Only what we added is ours to remove. */
+		if (!err && undo)
+			undo->k[undo->n++] = k;
 	}
 	return 0;
+}
+
+int bl_bind_prepare(const struct bl_bind_spec *spec, struct bl_why *why)
+{
+	return bl_bind_prepare_undo(spec, NULL, why);
+}
+
+void bl_bind_undo(const struct bl_bind_spec *spec, struct bl_addr_undo *undo)
+{
+	char cidr[INET6_ADDRSTRLEN + 5];
+	int i;
+
+	for (i = 0; i < undo->n; i++) {
+		addr_cidr(spec, undo->k[i], cidr, sizeof(cidr));
+		bl_addr_del("lo", cidr);
+	}
+	undo->n = 0;
 }
 
 static int new_socket(const struct bl_bind_spec *spec)

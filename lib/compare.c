@@ -100,7 +100,7 @@ static const char *str(json_t *o, const char *key)
 }
 
 /* Why run x cannot be compared with the reference run, or NULL. */
-static const char *incomparable(json_t *ref, json_t *x, char *buf,
+const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 				size_t len)
 {
 	json_t *mr = json_object_get(ref, "metric");
@@ -117,6 +117,9 @@ static const char *incomparable(json_t *ref, json_t *x, char *buf,
 		 strcmp(str(mr, "better"), str(mx, "better")))
 		snprintf(buf, len, "different metrics (%s vs %s)",
 			 str(mr, "name"), str(mx, "name"));
+	else if (strcmp(str(mr, "unit"), str(mx, "unit")))
+		snprintf(buf, len, "different units (%s vs %s)",
+			 str(mr, "unit"), str(mx, "unit"));
 	else if (params_differ(json_object_get(ref, "params"),
 			       json_object_get(x, "params"), key, sizeof(key)))
 		snprintf(buf, len, "parameter '%s' differs", key);
@@ -299,11 +302,11 @@ int bl_compare_case(const struct bl_cmp_side *before,
 	row->rounds_after = rounds_of(after);
 
 	for (i = 1; i < before->n; i++)
-		if (incomparable(ref, before->runs[i], row->skipped,
+		if (bl_cmp_incomparable(ref, before->runs[i], row->skipped,
 				 sizeof(row->skipped)))
 			return 0;
 	for (i = 0; i < after->n; i++)
-		if (incomparable(ref, after->runs[i], row->skipped,
+		if (bl_cmp_incomparable(ref, after->runs[i], row->skipped,
 				 sizeof(row->skipped)))
 			return 0;
 

@@ -7,8 +7,14 @@
 #ifndef KSFT_BINDLAB_H
 #define KSFT_BINDLAB_H
 
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "bindlab.h"
@@ -95,22 +101,122 @@ bl_variant_name(const struct __test_metadata *m, const void *variant)
 } while (0)
 
 /*
+ * Harness options only, no stray word ("tw_reuse_loopback chrun" must not
+ * run the suite), and a filter that selects at least one test: a bisect
+ * step that ran nothing must not call a commit good. 0, or the one-line
+ * error in why.
+ */
+static inline int bl_harness_check_args(int argc, char **argv,
+					struct bl_why *why)
+{
+	struct __fixture_variant_metadata no_variant = { .name = "" }, *v;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	int c, n = 0;
+
+	/* The harness has no long options; getopt() would split them up. */
+	for (c = 1; c < argc && strcmp(argv[c], "--"); c++)
+		if (!strncmp(argv[c], "--", 2))
+			return bl_why_set(why, EINVAL, "unknown option %s",
+					  argv[c]);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt(argc, argv, "+:F:f:V:v:t:T:r:")) != -1) {
+		if (c == ':')
+			return bl_why_set(why, EINVAL, "option -%c needs a value",
+					  optopt);
+		if (c == '?')
+			return bl_why_set(why, EINVAL, "unknown option %s",
+					  argv[optind - 1]);
+	}
+	if (optind < argc)
+		return bl_why_set(why, EINVAL, "unknown subcommand or argument '%s'",
+				  argv[optind]);
+	for (f = __fixture_list; f; f = f->next)
+		for (v = f->variant ?: &no_variant; v; v = v->next)
+			for (t = f->tests; t; t = t->next)
+				n += test_enabled(argc, argv, f, v, t);
+	optind = 1;
+	if (!n)
+		return bl_why_set(why, EINVAL, "the filter selects no test (see -l)");
+	return 0;
+}
+
+/* The harness below the watcher of bl_own_children(). */
+static pid_t bl_harness_child;
+
+static inline void bl_kill_child(int sig)
+{
+	/* PID 1 of a namespace ignores what it has no handler for. */
+	if (bl_harness_child > 0)
+		kill(bl_harness_child, SIGKILL);
+}
+
+/*
+ * The harness and every test it forks live in a PID namespace of their
+ * own, below a watcher that dies with its parent: whatever ends the
+ * program (a signal, the kselftest runner's timeout, SIGKILL of any of
+ * them), the namespace's init dies and the kernel kills every test with
+ * it. Returns in the harness (pid 1 there); the watcher never returns.
+ * Without PID namespaces (an old or tiny kernel) the harness runs as is.
+ */
+static inline void bl_own_children(void)
+{
+	pid_t parent = getppid();
+	int status, sig;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(KSFT_FAIL);
+	if (unshare(CLONE_NEWPID))
+		return;
+	fflush(NULL);
+	bl_harness_child = fork();
+	if (bl_harness_child < 0)
+		return;
+	if (!bl_harness_child) {
+		/* Our parent is outside the namespace: getppid() says 0. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(KSFT_FAIL);
+		return;
+	}
+	for (sig = 1; sig < 32; sig++)
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
+		    sig == SIGQUIT || sig == SIGPIPE)
+			signal(sig, bl_kill_child);
+	while (waitpid(bl_harness_child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	_exit(KSFT_FAIL);
+}
+
+/*
  * Every test needs a namespace of its own: when none can be had, one SKIP
  * line with the reason (exit 4) says more than hundreds. The main process
  * stays in the namespace it made; the tests make theirs from there.
  */
 static inline int bl_harness_main(int argc, char **argv)
 {
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 :
+			   argv[0];
 	struct bl_why why = { "" };
 	int i;
 
+	bl_stdio_guard();
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))
 			return test_harness_run(argc, argv);
+	if (bl_harness_check_args(argc, argv, &why)) {
+		fprintf(stderr, "%s: %s\n", prog, why.msg);
+		return BL_EXIT_USAGE;
+	}
+	if (bl_check_args_only())
+		return BL_EXIT_PASS;
 	if (bl_netns_enter(&why)) {
 		ksft_print_header();
 		ksft_exit_skip("%s\n", why.msg);
 	}
+	bl_own_children();
 	return test_harness_run(argc, argv);
 }
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
@@ -79,7 +81,7 @@ static int link_index(const char *ifname)
 	return idx ? (int)idx : -ENODEV;
 }
 
-int bl_link_up(const char *ifname)
+int bl_link_set_up(const char *ifname, bool up)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
@@ -94,11 +96,31 @@ int bl_link_up(const char *ifname)
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = idx;
 	ifm->ifi_change = IFF_UP;
-	ifm->ifi_flags = IFF_UP;
+	ifm->ifi_flags = up ? IFF_UP : 0;
 	return rtnl_talk(nlh);
 }
 
-int bl_addr_add(const char *ifname, const char *cidr)
+int bl_link_up(const char *ifname)
+{
+	return bl_link_set_up(ifname, true);
+}
+
+bool bl_link_is_up(const char *ifname)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool up;
+
+	if (fd < 0)
+		return false;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	up = !ioctl(fd, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_UP);
+	close(fd);
+	return up;
+}
+
+/* RTM_NEWADDR (exclusive) or RTM_DELADDR of "addr/plen" on ifname. */
+static int addr_change(const char *ifname, const char *cidr, int type)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE], host[INET6_ADDRSTRLEN + 1];
 	unsigned char addr[sizeof(struct in6_addr)];
@@ -121,8 +143,9 @@ int bl_addr_add(const char *ifname, const char *cidr)
 		return -EINVAL;
 
 	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWADDR;
-	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	nlh->nlmsg_type = type;
+	if (type == RTM_NEWADDR)
+		nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
 	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 	ifa->ifa_family = family;
 	ifa->ifa_prefixlen = plen;
@@ -132,6 +155,16 @@ int bl_addr_add(const char *ifname, const char *cidr)
 	mnl_attr_put(nlh, IFA_LOCAL, family == AF_INET ? 4 : 16, addr);
 	mnl_attr_put(nlh, IFA_ADDRESS, family == AF_INET ? 4 : 16, addr);
 	return rtnl_talk(nlh);
+}
+
+int bl_addr_add(const char *ifname, const char *cidr)
+{
+	return addr_change(ifname, cidr, RTM_NEWADDR);
+}
+
+int bl_addr_del(const char *ifname, const char *cidr)
+{
+	return addr_change(ifname, cidr, RTM_DELADDR);
 }
 
 /* RTM_NEWLINK of a given kind; *linkinfo is left open for the caller. */
@@ -202,6 +235,41 @@ int bl_netns_enter(struct bl_why *why)
 				  strerror(errno),
 				  errno == EPERM ? "; needs root or CAP_SYS_ADMIN" : "");
 	return bl_netns_lo_up(why);
+}
+
+/* Is comm of pid (its first line) name? */
+static bool pid_is(int pid, const char *name)
+{
+	char path[32], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, name);
+}
+
+int bl_netns_is_initial(struct bl_why *why)
+{
+	struct stat self, init;
+	const char *ref;
+
+	/*
+	 * kthreadd lives in the initial namespace and, unlike PID 1, can be
+	 * looked at without ptrace rights; PID 1 where /proc is not the
+	 * host's. What cannot be told is taken as initial: refused.
+	 */
+	ref = pid_is(2, "kthreadd") ? "/proc/2/ns/net" : "/proc/1/ns/net";
+	if (stat("/proc/self/ns/net", &self) || stat(ref, &init))
+		return bl_why_set(why, errno,
+				  "cannot tell whether this is the initial network namespace (%s: %s)",
+				  ref, strerror(errno));
+	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
 }
 
 int bl_netns_current(void)

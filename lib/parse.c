@@ -1,54 +1,150 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Strict number parsing: "12abc", "", " 3" and overflow are all errors. */
+/*
+ * Strict number parsing, one grammar for all: "12abc", "", " 3", "+5",
+ * "0x10", "1e3", "inf" and overflow are all errors, so that a value means
+ * the same to every program and to run.sh's shell counterpart.
+ */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bindlab.h"
 
+/* -?[0-9]+ (integer) or -?[0-9]+(\.[0-9]+)? (real). */
+static bool number_syntax(const char *s, bool real)
+{
+	const char *p = s;
+
+	if (*p == '-')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (real && *p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return !*p;
+}
+
 int bl_parse_long(const char *s, long min, long max, long *out)
 {
-	char *end;
 	long v;
 
-	if (!s || !*s || *s == ' ' || *s == '\t' || *s == '+')
+	if (!s || !number_syntax(s, false))
 		return -EINVAL;
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || end == s)
-		return -EINVAL;
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (v < min || v > max)
+	v = strtol(s, NULL, 10);
+	if (errno == ERANGE || v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;
 }
 
+int bl_parse_double(const char *s, double min, double max, double *out)
+{
+	double v;
+
+	if (!s || !number_syntax(s, true) || strlen(s) > 64)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, NULL);
+	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* "--quiet=1": name the long option as given, without its value. */
+static int unknown_long(const char *arg, struct bl_why *why)
+{
+	size_t len = strcspn(arg, "=");
+
+	if (arg[len])
+		return bl_why_set(why, EINVAL, "option %.*s takes no value or is unknown",
+				  (int)len, arg);
+	return bl_why_set(why, EINVAL, "unknown option %s", arg);
+}
+
 int bl_getopt_error(int c, char **argv, struct bl_why *why)
 {
+	const char *arg = argv[optind - 1];
+
 	if (c == ':')
-		return bl_why_set(why, EINVAL, "option %s needs a value",
-				  argv[optind - 1]);
+		return bl_why_set(why, EINVAL, "option %s needs a value", arg);
+	if (c == '?' && !strncmp(arg, "--", 2))
+		return unknown_long(arg, why);
 	if (c == '?' && optopt)
 		return bl_why_set(why, EINVAL, "unknown option -%c", optopt);
 	if (c == '?')
-		return bl_why_set(why, EINVAL, "unknown option %s",
-				  argv[optind - 1]);
+		return bl_why_set(why, EINVAL, "unknown option %s", arg);
+	return 0;
+}
+
+/* The one wording of a bad number, whatever its type. */
+static int arg_why(int err, const char *what, const char *s,
+		   const char *range, struct bl_why *why)
+{
+	if (err == -ERANGE)
+		return bl_why_set(why, EINVAL, "%s %s out of range %s", what, s,
+				  range);
+	if (err)
+		return bl_why_set(why, EINVAL, "%s '%.64s' is not a number",
+				  what, s);
 	return 0;
 }
 
 int bl_arg_long(const char *what, const char *s, long min, long max,
 		long *out, struct bl_why *why)
 {
-	int err = bl_parse_long(s, min, max, out);
+	char range[48];
 
-	if (err == -ERANGE)
-		return bl_why_set(why, EINVAL, "%s %s out of range %ld..%ld",
-				  what, s, min, max);
-	if (err)
-		return bl_why_set(why, EINVAL, "%s '%s' is not a number",
-				  what, s);
-	return 0;
+	snprintf(range, sizeof(range), "%ld..%ld", min, max);
+	return arg_why(bl_parse_long(s, min, max, out), what, s, range, why);
+}
+
+int bl_arg_double(const char *what, const char *s, double min, double max,
+		  double *out, struct bl_why *why)
+{
+	char range[48];
+
+	snprintf(range, sizeof(range), "%g..%g", min, max);
+	return arg_why(bl_parse_double(s, min, max, out), what, s, range, why);
+}
+
+static bool id_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       (c >= 'A' && c <= 'Z');
+}
+
+bool bl_case_id_valid(const char *id)
+{
+	size_t i, len = id ? strlen(id) : 0;
+
+	if (!len || len > BL_CASE_ID_MAX || !id_char(id[0]) ||
+	    !id_char(id[len - 1]))
+		return false;
+	for (i = 1; i < len; i++) {
+		if (id_char(id[i]))
+			continue;
+		/* Separators never come twice: no "..", so no path tricks. */
+		if (!strchr(".-+", id[i]) || !id_char(id[i - 1]))
+			return false;
+	}
+	return true;
+}
+
+bool bl_check_args_only(void)
+{
+	const char *s = getenv("BINDLAB_CHECK_ARGS");
+
+	return s && !strcmp(s, "1");
 }

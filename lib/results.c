@@ -151,30 +151,3 @@ json_t *bl_metric_json(const char *name, const char *unit,
 			 "better", lower_is_better ? "lower" : "higher",
 			 "samples", bl_double_array_json(samples, n));
 }
-
-int bl_json_save(json_t *root, const char *path)
-{
-	char tmp[4096];
-	int n;
-
-	if (!strcmp(path, "-")) {
-		if (json_dumpf(root, stdout, JSON_INDENT(1) | JSON_SORT_KEYS))
-			return -EIO;
-		putchar('\n');
-		return 0;
-	}
-	/* A reader never sees half a file, even if we are killed. */
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS)) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (rename(tmp, path)) {
-		n = -errno;
-		unlink(tmp);
-		return n;
-	}
-	return 0;
-}

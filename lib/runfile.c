@@ -36,13 +36,21 @@ static int check_metric(json_t *m, const char *what, struct bl_why *why)
 		return bad(why, what, "metric needs name, unit, better, samples");
 	if (strcmp(better, "lower") && strcmp(better, "higher"))
 		return bad(why, what, "metric.better is neither lower nor higher");
+	if (!*name || !*unit || strlen(name) > 31 || strlen(unit) > 15)
+		return bad(why, what, "metric name or unit empty or too long");
 	if (!json_is_array(samples) || !json_array_size(samples))
 		return bad(why, what, "metric.samples is not a non-empty array");
+	/* Bounded: every statistic over them stays cheap. */
+	if (json_array_size(samples) > BL_MAX_SAMPLES)
+		return bad(why, what, "metric has %zu samples, more than %d",
+			   json_array_size(samples), BL_MAX_SAMPLES);
+	/* A zero or absurd figure is no measurement: no ratio, no median. */
 	json_array_foreach(samples, i, v) {
 		if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-		    json_number_value(v) < 0)
-			return bad(why, what, "metric.samples[%zu] is not a finite number >= 0",
-				   i);
+		    json_number_value(v) <= 0 ||
+		    json_number_value(v) > BL_MAX_SAMPLE)
+			return bad(why, what, "metric.samples[%zu] is not a number in (0, %g]",
+				   i, BL_MAX_SAMPLE);
 	}
 	return 0;
 }
@@ -66,8 +74,11 @@ static int check_result(json_t *r, const char *what, struct bl_why *why)
 	if (sv != BINDLAB_SCHEMA_VERSION)
 		return bad(why, what, "schema version %lld, this harness reads %d",
 			   (long long)sv, BINDLAB_SCHEMA_VERSION);
-	if (!*id || !json_is_object(params))
-		return bad(why, what, "empty case id or params not an object");
+	if (!bl_case_id_valid(id))
+		return bad(why, what, "case id '%.60s' is not [a-zA-Z0-9_] words joined by . - +",
+			   id);
+	if (!json_is_object(params))
+		return bad(why, what, "params not an object");
 	return check_metric(metric, what, why);
 }
 
@@ -118,8 +129,13 @@ json_t *bl_run_load(const char *path, struct bl_why *why)
 {
 	json_error_t jerr;
 	json_t *root;
+	FILE *f;
 
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	f = bl_open_regular(path, BL_MAX_INPUT_BYTES, why);
+	if (!f)
+		return NULL;
+	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
 	if (!root) {
 		bl_why_set(why, EINVAL, "%s: %s%s%s", path,
 			   jerr.line > 0 ? "malformed JSON: " : "",

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -154,6 +155,112 @@ TEST(parse_long_strict)
 	EXPECT_EQ(16000, v);
 }
 
+/* One grammar for every number: the same table for integers and reals. */
+static const struct {
+	const char *s;
+	int want_long, want_double;
+} numbers[] = {
+	{ "10", 0, 0 }, { "0", 0, 0 }, { "-0", 0, 0 }, { "007", 0, 0 },
+	{ "2.5", -EINVAL, 0 }, { "0x10", -EINVAL, -EINVAL },
+	{ "+5", -EINVAL, -EINVAL }, { " 3", -EINVAL, -EINVAL },
+	{ "3 ", -EINVAL, -EINVAL }, { "1e3", -EINVAL, -EINVAL },
+	{ "1e-400", -EINVAL, -EINVAL }, { "inf", -EINVAL, -EINVAL },
+	{ "nan", -EINVAL, -EINVAL }, { ".5", -EINVAL, -EINVAL },
+	{ "5.", -EINVAL, -EINVAL }, { "", -EINVAL, -EINVAL },
+	{ "-", -EINVAL, -EINVAL }, { "--1", -EINVAL, -EINVAL },
+	{ "1000001", -ERANGE, -ERANGE }, { "-1", -ERANGE, -ERANGE },
+	{ "99999999999999999999", -ERANGE, -ERANGE },
+};
+
+TEST(number_grammar_table)
+{
+	double d;
+	size_t i;
+	long v;
+
+	for (i = 0; i < ARRAY_SIZE(numbers); i++) {
+		if (bl_parse_long(numbers[i].s, 0, 1000000, &v) !=
+		    numbers[i].want_long ||
+		    bl_parse_double(numbers[i].s, 0, 1000000, &d) !=
+		    numbers[i].want_double)
+			ksft_print_msg("number '%s'\n", numbers[i].s);
+		EXPECT_EQ(numbers[i].want_long,
+			  bl_parse_long(numbers[i].s, 0, 1000000, &v));
+		EXPECT_EQ(numbers[i].want_double,
+			  bl_parse_double(numbers[i].s, 0, 1000000, &d));
+	}
+}
+
+static const struct {
+	const char *id;
+	bool valid;
+} case_ids[] = {
+	{ "bind_bench.reuseaddr.same.ipv4.port.n4000", true },
+	{ "tw_churn.ipv6.fin.tw_reuse0.n10000", true },
+	{ "a", true }, { "a-b+c.d", true }, { "", false }, { ".a", false },
+	{ "a.", false }, { "a..b", false }, { "a/b", false },
+	{ "../x", false }, { "a b", false }, { "a'b", false },
+	{ "a\"b", false }, { "a;b", false }, { "a\nb", false },
+	{ "a$(id)", false }, { "a`id`", false }, { "a\\b", false },
+};
+
+TEST(case_id_grammar_table)
+{
+	char longest[BL_CASE_ID_MAX + 2];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(case_ids); i++) {
+		if (case_ids[i].valid != bl_case_id_valid(case_ids[i].id))
+			ksft_print_msg("case id '%s'\n", case_ids[i].id);
+		EXPECT_EQ(case_ids[i].valid, bl_case_id_valid(case_ids[i].id));
+	}
+	memset(longest, 'a', sizeof(longest));
+	longest[BL_CASE_ID_MAX] = '\0';
+	EXPECT_TRUE(bl_case_id_valid(longest));
+	longest[BL_CASE_ID_MAX] = 'a';
+	longest[BL_CASE_ID_MAX + 1] = '\0';
+	EXPECT_FALSE(bl_case_id_valid(longest));
+}
+
+/* The one writer's rules, destination by destination. */
+TEST(writer_rules_table)
+{
+	static const struct {
+		const char *path;
+		int err;
+	} dest[] = {
+		{ "-", 0 }, { "/dev/null", -EINVAL }, { "/dev/new.json", -EPERM },
+		{ "/tmp", -EINVAL }, { "/proc/self/x", -EPERM },
+		{ "/nonexistent/x.json", -ENOENT }, { "", -EINVAL },
+	};
+	char dir[] = "/tmp/bindlab_writer_XXXXXX", link[64], target[64];
+	struct bl_why why;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dest); i++) {
+		why.msg[0] = '\0';
+		if (bl_out_check(dest[i].path, &why) != dest[i].err)
+			ksft_print_msg("destination %s: %s\n", dest[i].path,
+				       why.msg);
+		EXPECT_EQ(dest[i].err, bl_out_check(dest[i].path, &why));
+	}
+	/* A symlink is followed: the target is replaced, the link stays. */
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	ASSERT_EQ(0, bl_file_write(target, "a", 1, &why));
+	ASSERT_EQ(0, symlink(target, link));
+	EXPECT_EQ(0, bl_file_write(link, "bc", 2, &why));
+	EXPECT_EQ(0, lstat(link, &st));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	EXPECT_EQ(0, stat(target, &st));
+	EXPECT_EQ(2, st.st_size);
+	unlink(link);
+	unlink(target);
+	rmdir(dir);
+}
+
 TEST(bind_addresses)
 {
 	struct bl_bind_spec spec = { .family = BL_FAM_INET, .naddrs = 2 };
@@ -195,7 +302,7 @@ TEST(json_round_trip)
 	fd = mkstemp(path);
 	ASSERT_LE(0, fd);
 	close(fd);
-	ASSERT_EQ(0, bl_json_save(root, path));
+	ASSERT_EQ(0, bl_json_save(root, path, NULL));
 	in = json_load_file(path, 0, &jerr);
 	unlink(path);
 	ASSERT_NE(NULL, in);

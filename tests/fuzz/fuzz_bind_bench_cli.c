@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: bind_bench's command-line parsing. The input is split
- * at NUL bytes into argv; parse_args() must accept it or explain why,
- * never crash, and an accepted line must be one main() can run.
+ * libFuzzer target: bind_bench's command-line parsing and its whole entry.
+ * The input is split at NUL bytes into argv; parse_args() must accept it
+ * or explain why, never crash, and an accepted line must be one main()
+ * can run. main() itself, with BINDLAB_CHECK_ARGS=1 in its environment
+ * (what bisect uses), must agree: exit 0 for what parses, 2 for what does
+ * not, and never start a run.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define main bind_bench_main
@@ -36,7 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret < 0 && !why.msg[0])
 		abort();	/* a usage error must say what is wrong */
 	if (!ret && (o.spec.n < 1 || o.spec.naddrs < 1 || o.rounds < 1 ||
-		     o.buckets < 1 || o.buckets > o.spec.n || !o.mode))
+		     o.buckets < 1 || o.buckets > o.spec.n || !o.mode ||
+		     o.spec.naddrs > o.spec.n))
+		abort();
+	setenv("BINDLAB_CHECK_ARGS", "1", 1);
+	if (bind_bench_main(argc, argv) != (ret < 0 ? BL_EXIT_USAGE : 0))
 		abort();
 	return 0;
 }
