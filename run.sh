@@ -49,6 +49,9 @@ die_usage() {
 	exit 2
 }
 
+# shellcheck source=lib/strict.sh
+. "$here/lib/strict.sh"
+
 if [ -t 1 ]; then
 	bold=$'\e[1m' red=$'\e[31m' green=$'\e[32m' plain=$'\e[0m'
 else
@@ -60,6 +63,94 @@ step() {
 	return 0
 }
 
+# Process ownership: every child runs through own(), in the background
+# so that a signal to run.sh is handled at once, and with
+# PR_SET_PDEATHSIG (setpriv --pdeathsig) so that even SIGKILL of run.sh
+# takes it down. Temporary directories are removed on every exit.
+child=
+tmpdirs=()
+pdeath=()
+setpriv --pdeathsig KILL -- true 2>/dev/null && pdeath=(setpriv --pdeathsig KILL --)
+
+stop_child() {
+	local i
+	[ -n "$child" ] || return 0
+	kill -TERM "$child" 2>/dev/null
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		kill -0 "$child" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$child" 2>/dev/null
+	child=
+}
+
+cleanup() {
+	stop_child
+	[ ${#tmpdirs[@]} -eq 0 ] || rm -rf -- "${tmpdirs[@]}"
+	tmpdirs=()
+}
+
+on_signal() {
+	trap - EXIT
+	cleanup
+	echo "run.sh: stopped by SIG$1" >&2
+	exit $((128 + $2))
+}
+trap cleanup EXIT
+trap 'on_signal TERM 15' TERM
+trap 'on_signal INT 2' INT
+trap 'on_signal HUP 1' HUP
+
+# own CMD...: run CMD as a child we own; its exit status.
+own() {
+	"${pdeath[@]}" "$@" &
+	child=$!
+	wait "$child"
+	local rc=$?
+	child=
+	return $rc
+}
+
+# make_tmp VAR: a fresh private directory in VAR, removed when run.sh
+# exits. Checked: with TMPDIR unusable nothing may land in / instead.
+make_tmp() {
+	local d
+	if ! d=$(mktemp -d 2>/dev/null) || [ ! -d "$d" ] || [ ! -O "$d" ]; then
+		die_usage "cannot make a temporary directory (TMPDIR=${TMPDIR:-/tmp})"
+	fi
+	tmpdirs+=("$d")
+	printf -v "$1" '%s' "$d"
+}
+
+# check_dest FILE: run.sh's side of the one writer's rules (lib/files.c):
+# a regular file (symlinks followed) or a new name in a writable directory.
+check_dest() {
+	local f=$1 d
+	if [ -e "$f" ] && [ ! -f "$f" ]; then
+		die_usage "$f exists and is not a regular file"
+	fi
+	[ -L "$f" ] && [ ! -e "$f" ] && die_usage "$f is a dangling symlink"
+	d=$(dirname -- "$f")
+	if [ ! -d "$d" ] || [ ! -w "$d" ]; then
+		die_usage "cannot write $f: $d is not a writable directory"
+	fi
+	case $(readlink -f -- "$d")/ in
+	/dev/* | /proc/* | /sys/*) die_usage "cannot write $f: results are not written under /dev, /proc or /sys" ;;
+	esac
+}
+
+# write_file SRC DEST: replace DEST (its target, if a symlink) atomically.
+write_file() {
+	local real
+	check_dest "$2"
+	real=$(readlink -f -- "$2") || die_usage "cannot resolve $2"
+	if ! cp -- "$1" "$real.tmp.$$" || ! mv -f -- "$real.tmp.$$" "$real"; then
+		rm -f -- "$real.tmp.$$"
+		echo "run.sh: cannot write $2" >&2
+		return 1
+	fi
+}
+
 build() {
 	"$here/scripts/bootstrap.sh" "$1" || exit 2
 	make -s -C "$here" >/dev/null || die_usage "build failed (make -C $here)"
@@ -67,21 +158,50 @@ build() {
 
 # kselftest timeout of one program, from the settings file like the runner.
 ksft_timeout() {
-	sed -n 's/^timeout=//p' "$here/settings"
+	local t
+	t=$(sed -n 's/^timeout=//p' "$here/settings")
+	bl_num "$t" 1 86400 || die_usage "settings: timeout '$t' is not a number of seconds"
+	printf '%s\n' "$t"
 }
 
-# run_ktap NAME: run one kselftest program, keep its KTAP output.
+# run_ktap NAME DIR: one kselftest program, its KTAP output kept. The
+# timeout kills the program's whole process group (no --foreground), and
+# merge turns a plan that was not met into a failure.
 run_ktap() {
-	local name=$1 out=$2/$1.ktap rc
+	local name=$1 out=$2/$1.ktap t
+	t=$(ksft_timeout) || exit 2
 	step "$name (kselftest)"
-	timeout --foreground -k 5 "$(ksft_timeout)" "$here/$name" >"$out" 2>&1
-	rc=$?
-	[ $rc -eq 124 ] && echo "not ok 999 $name # timeout after $(ksft_timeout) s" >>"$out"
+	own timeout -k 5 "$t" "$here/$name" >"$out" 2>&1
+	[ $? -eq 124 ] && echo "# $name: timeout after $t s" >>"$out"
 	return 0
+}
+
+# bench NAME JSON CMD...: one planned benchmark, CMD writing JSON. Its
+# result file joins the run; without one, NAME is listed as skipped
+# (exit 4, with the program's reason) or failed: no planned case
+# disappears.
+bench() {
+	local name=$1 json=$2 err rc why
+	shift 2
+	err=$json.err
+	own "$@" >"$json.out" 2>"$err"
+	rc=$?
+	# The program's one-line error, not the usage that may follow it.
+	why=$(grep -m 1 -E '^[a-z_]+: ' "$err" | sed 's/^[a-z_]*: //; s/^SKIP: //')
+	if [ $rc -eq 0 ] && [ -f "$json" ]; then
+		inputs+=("$json")
+	elif [ $rc -eq 4 ]; then
+		missing+=(--missing "$name=skip:${why:-skipped}")
+	else
+		missing+=(--missing "$name=fail:exit $rc: ${why:-no result}")
+		echo "run.sh: $name failed (exit $rc): $why" >&2
+	fi
+	rm -f -- "$err" "$json.out"
 }
 
 cmd_main() {
 	local full=0 root=$here/results dir release n churn rounds=5 rc
+	local inputs=() missing=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
@@ -89,6 +209,10 @@ cmd_main() {
 			[ -n "${2:-}" ] || die_usage "--results needs a directory"
 			root=$2
 			shift
+			;;
+		--results=*)
+			root=${1#--results=}
+			[ -n "$root" ] || die_usage "--results needs a directory"
 			;;
 		*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
 		esac
@@ -98,6 +222,7 @@ cmd_main() {
 		echo "run.sh: SKIP: needs root for network namespaces and sysctls" >&2
 		exit 4
 	fi
+	[ ! -e "$root" ] || [ -d "$root" ] || die_usage "--results $root is not a directory"
 	build run
 	# Default: about a minute on 2 cores. --full: the seeds' tables. The
 	# default churn stays below the first-parity ports of the range, so
@@ -108,88 +233,129 @@ cmd_main() {
 		n=16000
 		churn=(-R "0,2" -n 50000 -p 32768-65535 -t 300)
 	fi
-	release=$(uname -r)
-	dir=$root/$release-$(date +%Y%m%d-%H%M%S)
-	mkdir -p "$dir" || die_usage "cannot create $dir"
+	# A run directory of its own, even for runs started in one second.
+	release=$(uname -r | tr -c 'A-Za-z0-9._+\n-' '_')
+	mkdir -p -- "$root" || die_usage "cannot create $root"
+	dir=$(mktemp -d "$root/$release-$(date +%Y%m%d-%H%M%S)-XXXXXX") ||
+		die_usage "cannot create a run directory in $root"
+	chmod 755 "$dir"
 
 	run_ktap bind_bhash_test "$dir"
 	run_ktap tw_reuse_loopback "$dir"
 
 	# The four cases of seed 000's table, control (reuseport same) included.
-	local mode addrs
+	local mode addrs json
 	for mode in reuseaddr reuseport; do
 		for addrs in same alternate; do
 			step "bind_bench $mode $addrs $n ($rounds rounds)"
-			"$here/bind_bench" -q -r $rounds -w 1 \
-				--json "$dir/bind_bench.$mode.$addrs.json" \
-				$mode $addrs $n >/dev/null ||
-				echo "bind_bench $mode $addrs $n failed" >&2
+			json=$dir/bind_bench.$mode.$addrs.json
+			bench "bind_bench.$mode.$addrs.n$n" "$json" "$here/bind_bench" \
+				-q -r $rounds -w 1 --json "$json" $mode $addrs $n
 		done
 	done
 	step "tw_reuse_loopback churn ${churn[*]}"
-	"$here/tw_reuse_loopback" churn -q "${churn[@]}" --json "$dir/churn.json" \
-		>"$dir/churn.txt" 2>&1 || echo "churn benchmark failed: $(tail -n 1 "$dir/churn.txt")" >&2
+	bench "tw_reuse_loopback.churn" "$dir/churn.json" \
+		"$here/tw_reuse_loopback" churn -q "${churn[@]}" --json "$dir/churn.json"
 
-	local inputs=() f
-	for f in "$dir"/*.json; do
-		[ -f "$f" ] && inputs+=("$f")
-	done
-	"$results_tool" merge "$dir/results.json" \
+	# Only this run's own files, named one by one: never a glob.
+	if ! own "$results_tool" merge "$dir/results.json" \
 		--ktap "bind_bhash_test=$dir/bind_bhash_test.ktap" \
 		--ktap "tw_reuse_loopback=$dir/tw_reuse_loopback.ktap" \
-		"${inputs[@]}" || exit 2
-	rm -f "${inputs[@]}"
+		"${missing[@]}" "${inputs[@]}"; then
+		echo "${red}verdict: FAIL: the results of $dir could not be merged${plain}"
+		return 1
+	fi
+	rm -f -- "${inputs[@]}"
 
 	echo
-	"$results_tool" summary "$dir/results.json"
+	own "$results_tool" summary "$dir/results.json"
 	rc=$?
 	plot "$dir/plot" "$dir/results.json" >/dev/null
 	echo
 	echo "results: $dir/results.json"
 	[ -f "$dir/plot.svg" ] && echo "plot:    $dir/plot.svg $dir/plot.png"
-	if [ $rc -eq 0 ]; then
-		echo "${green}verdict: no unexpected regression${plain}"
-	else
-		echo "${red}verdict: regression (see FAIL / regressed above)${plain}"
-	fi
+	case $rc in
+	0) echo "${green}verdict: no unexpected regression${plain}" ;;
+	4) echo "${red}verdict: SKIP: nothing could be measured here (reasons above)${plain}" ;;
+	*)
+		echo "${red}verdict: FAIL (see FAIL / regressed / skipped above)${plain}"
+		rc=1
+		;;
+	esac
 	return $rc
+}
+
+# plot_script N AFTER...: the gnuplot program. Made of constants and
+# numbers only: file names are our own (before/K.dat, after/K.dat,
+# relative to the work directory), titles come from the data files'
+# first line (columnhead), and the output goes to stdout. Nothing read
+# from an input or the command line becomes gnuplot code.
+plot_script() {
+	local n=$1 cols rows i
+	shift
+	cols=$((n > 1 ? 2 : 1))
+	rows=$(((n + cols - 1) / cols))
+	echo "set multiplot layout $rows,$cols title 'bind() cost against sockets already bound (median per 1/20 of N)'"
+	echo "set xlabel 'sockets already bound'; set ylabel 'ns per bind'; set key bottom right; set grid"
+	# From zero: O(1) must look flat, not like magnified noise.
+	echo "set yrange [0:*]"
+	for ((i = 1; i <= n; i++)); do
+		if bl_num "${1:-0}" 1 1000000; then
+			echo "plot 'before/$i.dat' using 1:2 with linespoints title columnhead(2) noenhanced, 'after/$1.dat' using 1:2 with linespoints title 'after'"
+		else
+			echo "plot 'before/$i.dat' using 1:2 with linespoints title columnhead(2) noenhanced"
+		fi
+		shift
+	done
+	echo "unset multiplot"
+}
+
+# curves RUN.json NAME DIR: the run's curve files DIR/NAME/K.dat; prints
+# "ID K" per case. K comes from our own file name, never from the input.
+curves() {
+	local id path
+	mkdir "$3/$2" || return 2
+	own "$results_tool" curve "$1" "$3/$2" >"$3/$2.list" || return 2
+	while IFS=$'\t' read -r id path; do
+		[[ $path =~ /([0-9]+)\.dat$ ]] && printf '%s %s\n' "$id" "${BASH_REMATCH[1]}"
+	done <"$3/$2.list"
+}
+
+# gnuplot_to TERMINAL OUT DIR: run DIR/body.gp there, picture into OUT.
+gnuplot_to() {
+	{ echo "set terminal $1"; cat "$3/body.gp"; } >"$3/term.gp"
+	own env -C "$3" gnuplot term.gp >"$2" 2>>"$3/err" && [ -s "$2" ]
 }
 
 # plot PREFIX RUN.json [AFTER.json]: per case, cost per bind against
 # sockets already bound; before and after on the same axes.
 plot() {
-	local prefix=$1 before=$2 after=${3:-} tmp ids=() id cols rows i
+	local prefix=$1 before=$2 after=${3:-} tmp id k n=0 size rc
+	local -A after_of=()
+	local pairs=()
 	command -v gnuplot >/dev/null || { echo "run.sh: gnuplot not installed, no plot" >&2; return 0; }
-	tmp=$(mktemp -d)
-	"$results_tool" curve "$before" "$tmp/before" >"$tmp/before.list" || { rm -rf "$tmp"; return 2; }
+	check_dest "$prefix.svg"
+	check_dest "$prefix.png"
+	make_tmp tmp
+	curves "$before" before "$tmp" >"$tmp/b" || return 2
 	if [ -n "$after" ]; then
-		"$results_tool" curve "$after" "$tmp/after" >"$tmp/after.list" || { rm -rf "$tmp"; return 2; }
+		curves "$after" after "$tmp" >"$tmp/a" || return 2
+		while read -r id k; do after_of[$id]=$k; done <"$tmp/a"
 	fi
-	while IFS=$'\t' read -r id _; do ids+=("$id"); done <"$tmp/before.list"
-	[ ${#ids[@]} -gt 0 ] || { rm -rf "$tmp"; echo "run.sh: no curves in $before" >&2; return 0; }
-	cols=$(( ${#ids[@]} > 1 ? 2 : 1 ))
-	rows=$(( (${#ids[@]} + cols - 1) / cols ))
-	{
-		echo "set multiplot layout $rows,$cols title 'bind() cost against sockets already bound (median per 1/20 of N)'"
-		echo "set xlabel 'sockets already bound'; set ylabel 'ns per bind'; set key bottom right; set grid"
-		# From zero: O(1) must look flat, not like magnified noise.
-		echo "set yrange [0:*]"
-		for i in "${!ids[@]}"; do
-			id=${ids[$i]}
-			echo "set title '$id' noenhanced"
-			if [ -n "$after" ] && [ -f "$tmp/after/$id.dat" ]; then
-				echo "plot '$tmp/before/$id.dat' using 1:2 with linespoints title 'before', '$tmp/after/$id.dat' using 1:2 with linespoints title 'after'"
-			else
-				echo "plot '$tmp/before/$id.dat' using 1:2 with linespoints title '$(basename "$before")' noenhanced"
-			fi
-		done
-		echo "unset multiplot"
-	} >"$tmp/body.gp"
-	{ echo "set terminal svg size 1200,$((rows * 350)) dynamic; set output '$prefix.svg'"; cat "$tmp/body.gp"; } | gnuplot 2>"$tmp/err"
-	{ echo "set terminal pngcairo size 1200,$((rows * 350)); set output '$prefix.png'"; cat "$tmp/body.gp"; } | gnuplot 2>>"$tmp/err" ||
-		{ echo "set terminal png size 1200,$((rows * 350)); set output '$prefix.png'"; cat "$tmp/body.gp"; } | gnuplot 2>>"$tmp/err"
+	while read -r id k; do
+		n=$((n + 1))
+		pairs+=("${after_of[$id]:-0}")
+	done <"$tmp/b"
+	[ $n -gt 0 ] || { echo "run.sh: no curves in $before" >&2; return 0; }
+	plot_script $n "${pairs[@]}" >"$tmp/body.gp"
+	size=1200,$((350 * ((n + 1) / 2)))
+	gnuplot_to "svg size $size dynamic" "$tmp/plot.svg" "$tmp" &&
+		{ gnuplot_to "pngcairo size $size" "$tmp/plot.png" "$tmp" ||
+			gnuplot_to "png size $size" "$tmp/plot.png" "$tmp"; }
+	rc=$?
 	[ -s "$tmp/err" ] && sed 's/^/gnuplot: /' "$tmp/err" >&2
-	rm -rf "$tmp"
+	[ $rc -eq 0 ] || { echo "run.sh: gnuplot failed, no plot" >&2; return 1; }
+	write_file "$tmp/plot.svg" "$prefix.svg" && write_file "$tmp/plot.png" "$prefix.png" || return 1
 	echo "$prefix.svg $prefix.png"
 }
 
@@ -202,6 +368,8 @@ cmd_plot() {
 			prefix=$2
 			shift
 			;;
+		-o?*) prefix=${1#-o} ;;
+		--) shift; break ;;
 		-*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
 		*) break ;;
 		esac
@@ -215,11 +383,9 @@ cmd_plot() {
 
 cmd_compare() {
 	build build
-	exec "$results_tool" compare "$@"
+	own "$results_tool" compare "$@"
 }
 
-# The project's own tests, the same on a laptop and in CI: exit 0 when
-# every check passed, 1 when one failed or the tests could not be set up.
 cmd_test() {
 	[ $# -eq 0 ] || die_usage "test takes no arguments"
 	echo "test: installing what the tests need (scripts/bootstrap.sh ci)"
