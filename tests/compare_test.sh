@@ -36,15 +36,11 @@ PY
 }
 
 base=10,10.2,9.9,10.1,9.8,10.3
-craft "$tmp/before.json" 0.1.0 1 \
-	slower:total_ms:lower:100:$base \
-	faster:total_ms:lower:100:$base \
-	overlap:total_ms:lower:100:$base \
-	rate:conn_per_s:higher:100:$base \
-	params:total_ms:lower:100:$base \
-	drift:total_ms:lower:100:$base \
-	inside:total_ms:lower:100:$base \
-	gone:total_ms:lower:100:$base
+before_cases=("slower:total_ms:lower:100:$base" "faster:total_ms:lower:100:$base"
+	"overlap:total_ms:lower:100:$base" "rate:conn_per_s:higher:100:$base"
+	"params:total_ms:lower:100:$base" "drift:total_ms:lower:100:$base"
+	"inside:total_ms:lower:100:$base" "gone:total_ms:lower:100:$base")
+craft "$tmp/before.json" 0.1.0 1 "${before_cases[@]}"
 craft "$tmp/after.json" 0.1.2 1 \
 	slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2 \
 	faster:total_ms:lower:100:2.5,2.55,2.475,2.525,2.45,2.575 \
@@ -54,7 +50,9 @@ craft "$tmp/after.json" 0.1.2 1 \
 	drift:total_ms:lower:100:10.5,10.71,10.4,10.6,10.3,10.8 \
 	inside:total_ms:lower:100:15,15.3,14.85,15.15,14.7,15.45 \
 	new:total_ms:lower:100:$base
-cp "$tmp/before.json" "$tmp/before_again.json"
+# The same figures from another run (another time): not a copy.
+CRAFT_ENV='{"time": "2026-01-01T00:00:00Z"}' craft "$tmp/before_again.json" 0.1.0 1 "${before_cases[@]}"
+cp "$tmp/before.json" "$tmp/before_copy.json"
 
 # check NAME WANT-STATUS PATTERN CMD...
 check() {
@@ -87,7 +85,8 @@ check "case only in BEFORE is listed" 0 '^gone .*only in BEFORE' "${cmp[@]}" "$t
 check "case only in AFTER is listed" 0 '^new .*only in AFTER' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "--threshold 10: regression exits 1" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" --threshold 10 "$tmp/before.json" "$tmp/after.json"
 check "--threshold 350: nothing beyond it, exit 0" 0 'regressions beyond 350.0%: 0' "${cmp[@]}" --threshold 350 "$tmp/before.json" "$tmp/after.json"
-check "a run compared with its copy: no stable difference anywhere" 0 'no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/before_again.json"
+check "a run compared with an equal run: no stable difference anywhere" 0 'no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/before_again.json"
+check "a copy of a run is no second run (content, not name)" 2 'holds the same results as an earlier file' "${cmp[@]}" "$tmp/before.json" "$tmp/before_copy.json"
 if "${cmp[@]}" "$tmp/before.json" "$tmp/before_again.json" | grep -E '[0-9]x (slower|faster)' >/dev/null; then
 	tap_not_ok "self-comparison claims no change"
 else
@@ -140,7 +139,8 @@ craft "$tmp/other_major.json" 0.2.0 1 slower:total_ms:lower:100:$base
 craft "$tmp/three.json" 0.1.0 1 slower:total_ms:lower:100:10,10.2,9.9
 craft "$tmp/three_after.json" 0.1.0 1 slower:total_ms:lower:100:20,20.4,19.8
 check "3 rounds a side: too few to claim anything" 0 '^slower .*too few rounds \(3\+3; 4\+ each\)' "${cmp[@]}" "$tmp/three.json" "$tmp/three_after.json"
-check "another harness series is not compared" 0 'not compared: harness 0.1.0 vs 0.2.0' "${cmp[@]}" "$tmp/before.json" "$tmp/other_major.json"
+check "another harness series is not compared" 2 'not compared: harness 0.1.0 vs 0.2.0' "${cmp[@]}" "$tmp/before.json" "$tmp/other_major.json"
+check "a compare that compared nothing is an error" 2 'nothing compared' "${cmp[@]}" --threshold 10 "$tmp/before.json" "$tmp/other_major.json"
 
 "${cmp[@]}" --json "$tmp/cmp.json" "$tmp/before.json" "$tmp/after.json" >/dev/null
 if python3 -c '
@@ -192,9 +192,9 @@ bad "one file only" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tmp/bef
 bad "three files, no --" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tmp/run1.json" "$tmp/run2.json" "$tmp/run4.json"
 bad "nothing after --" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tmp/run1.json" --
 bad "two --" "one -- between" "${cmp[@]}" "$tmp/run1.json" -- "$tmp/run2.json" -- "$tmp/run4.json"
-bad "the same run twice" "given twice" "${cmp[@]}" --json "$tmp/never.json" "$tmp/run1.json" "$tmp/run2.json" -- "$tmp/run4.json" "$tmp/run1.json"
-bad "bad drift floor" "is not a percentage" "${cmp[@]}" --drift -5 "$tmp/before.json" "$tmp/after.json"
-bad "bad threshold" "is not a percentage" "${cmp[@]}" --threshold ten "$tmp/before.json" "$tmp/after.json"
+bad "the same run twice" "holds the same results" "${cmp[@]}" --json "$tmp/never.json" "$tmp/run1.json" "$tmp/run2.json" -- "$tmp/run4.json" "$tmp/run1.json"
+bad "bad drift floor" "out of range" "${cmp[@]}" --drift -5 "$tmp/before.json" "$tmp/after.json"
+bad "bad threshold" "is not a number" "${cmp[@]}" --threshold ten "$tmp/before.json" "$tmp/after.json"
 bad "unknown compare flag" "unknown option --bogus" "${cmp[@]}" --bogus "$tmp/before.json" "$tmp/after.json"
 bad "unknown subcommand" "unknown subcommand 'frobnicate'" "$here/run.sh" frobnicate
 bad "unknown main-job flag" "unknown option '--fast'" "$here/run.sh" --fast

@@ -1,0 +1,344 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fail closed (issue 12), one section per class: no verdict without a
+# measurement; one writer; no injection; process ownership under each
+# signal at each phase; isolated runs; --no-netns leaves the namespace it
+# was given as it was; bounded inputs; result files that mean one thing.
+# Isolated concurrent runs are in tests/host_safety_test.sh.
+# The malformed command lines are in tests/bad_inputs.txt; this covers
+# what needs files, FIFOs, namespaces, signals or concurrency.
+# BINDLAB_KILL_SIGNALS (default "TERM INT HUP KILL") sets the matrix.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+# shellcheck source=lib/strict.sh
+. "$here/lib/strict.sh"
+tmp=$(mktemp -d)
+[ -d "$tmp" ] || exit 1
+trial=
+cleanup() {
+	[ -n "$trial" ] && kill_marked "$trial"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+res=$here/bindlab_results
+bb=$here/bind_bench
+
+if [ "$(id -u)" -ne 0 ]; then
+	tap_skip "fail-closed checks" "need root (namespaces, signals to our runs)"
+	tap_done
+	exit 4
+fi
+
+# expect NAME RC PATTERN CMD...: exit status RC and PATTERN (ERE; "" for
+# no output at all) in the output, within EXPECT_SECS (20) s: a hang is
+# a failure, not a stuck test.
+expect() {
+	local name=$1 want=$2 pat=$3 got
+	shift 3
+	timeout -k 2 "${EXPECT_SECS:-20}" "$@" >"$tmp/out" 2>&1 </dev/null
+	got=$?
+	if [ "$got" -eq "$want" ] && { [ -z "$pat" ] && [ ! -s "$tmp/out" ] ||
+		{ [ -n "$pat" ] && grep -Eq -- "$pat" "$tmp/out"; }; }; then
+		tap_ok "$name"
+	else
+		tap_not_ok "$name" "exit $got (want $want), pattern: $pat" "$(head -n 6 "$tmp/out")"
+	fi
+}
+
+# craft FILE CASE UNIT SAMPLES [PARAM_N] [HARNESS] [TIME]: a one-case run file.
+craft() {
+	python3 - "$@" <<'PY'
+import json, sys
+a = sys.argv[1:] + [None] * 4
+path, case, unit, samples, n, harness, when = a[:7]
+c = {"schema": "bindlab.result", "schema_version": 1,
+     "harness_version": harness or "0.1.0", "tool": "bind_bench",
+     "case": case, "params": {"n": int(n or 100)},
+     "env": {"time": when or "t0"},
+     "metric": {"name": "total_ms", "unit": unit, "better": "lower",
+                "samples": [float(x) for x in samples.split(",")]},
+     "verdict": {"status": "pass"},
+     "summary": {"curve": {"bound_before": [0, 50],
+                           "median_ns": [100.0, 110.0]}}}
+json.dump({"schema": "bindlab.run", "schema_version": 1,
+           "harness_version": c["harness_version"], "env": {},
+           "cases": [c], "tests": []}, open(path, "w"))
+PY
+}
+
+# marked ID: pids whose environment carries BINDLAB_TRIAL=ID: every
+# process a trial started, whatever it was renamed to or reparented to.
+marked() {
+	grep -lsa "BINDLAB_TRIAL=$1" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's|/proc/\([0-9]*\)/environ|\1|' | grep -vx "$$"
+}
+
+kill_marked() {
+	local p
+	for p in $(marked "$1"); do kill -KILL "$p" 2>/dev/null; done
+}
+
+section_verdicts() {
+	local s5=10,10.2,9.9,10.1,9.8
+	craft "$tmp/a.json" x.case ms "$s5"
+	craft "$tmp/b.json" y.case ms "$s5" 100 0.1.0 t1
+	expect "compare that compared nothing fails (exit 2)" 2 'nothing compared' \
+		"$res" compare --threshold 10 "$tmp/a.json" "$tmp/b.json"
+	# A kselftest that planned 5 and reported 2 (a crash, a timeout).
+	printf 'TAP version 13\n1..5\nok 1 a\nok 2 b\n' >"$tmp/short.ktap"
+	"$res" merge "$tmp/short.json" --ktap "p=$tmp/short.ktap" "$tmp/a.json" 2>/dev/null
+	expect "an unmet KTAP plan fails the summary" 1 'FAIL +p\.\(plan\): 2 of 5 planned' \
+		"$res" summary "$tmp/short.json"
+	printf 'TAP version 13\n' >"$tmp/none.ktap"
+	"$res" merge "$tmp/none.json" --ktap "p=$tmp/none.ktap" 2>/dev/null
+	expect "a program that reported nothing fails" 1 '0 of 0 planned' "$res" summary "$tmp/none.json"
+	"$res" merge "$tmp/skip.json" --missing "b.n4=skip:needs 4032 file descriptors" 2>/dev/null
+	expect "everything skipped is a SKIP (exit 4) with the reason" 4 'skipped +benchmark\.b\.n4: needs 4032' \
+		"$res" summary "$tmp/skip.json"
+	"$res" merge "$tmp/miss.json" --missing "b.n4=fail:exit 2: usage" "$tmp/a.json" 2>/dev/null
+	expect "a planned case with no result fails the run" 1 'FAIL +benchmark\.b\.n4: exit 2' \
+		"$res" summary "$tmp/miss.json"
+	"$res" merge "$tmp/empty.json" 2>/dev/null
+	expect "a run with nothing in it fails" 1 'nothing was measured' "$res" summary "$tmp/empty.json"
+	# The main job with too few descriptors: benchmarks SKIP with the
+	# reason and are listed; the verdict never rests on nothing.
+	EXPECT_SECS=300 expect "low fd limit: main job lists each benchmark as skipped with the reason" 0 \
+		'skipped +benchmark\.bind_bench\.reuseaddr\.same\.n4000: needs 4032 file descriptors' \
+		prlimit --nofile=1000:1000 "$here/run.sh" --results "$tmp/lowfd"
+	expect "bind_bench: fd shortage is a SKIP (exit 4) with the reason" 4 'SKIP: needs 4032 file descriptors' \
+		prlimit --nofile=1000:1000 "$bb" -q reuseaddr same 4000
+	expect "bisect's check of a case uses bind_bench's parser" 2 'N 0 out of range' \
+		env BINDLAB_CHECK_ARGS=1 "$bb" reuseaddr same 0
+	expect "BINDLAB_CHECK_ARGS=1 runs nothing" 0 '' env BINDLAB_CHECK_ARGS=1 "$bb" -b 1 reuseaddr same 10
+	expect "BINDLAB_CHECK_ARGS=1: a filter of the harness is checked" 2 'selects no test' \
+		env BINDLAB_CHECK_ARGS=1 "$here/bind_bhash_test" -r nosuch.test
+}
+
+section_writer() {
+	local out=$tmp/w
+	mkdir "$out"
+	craft "$out/a.json" x.case ms 10,11,12
+	ln -s "$out/target.json" "$out/dangling.json"
+	echo old >"$out/target2.json"
+	ln -s "$out/target2.json" "$out/link.json"
+	"$res" merge "$out/link.json" "$out/a.json"
+	if [ -L "$out/link.json" ] && "$res" summary "$out/target2.json" >/dev/null; then
+		tap_ok "a symlink destination is followed: the link stays, its target is written"
+	else
+		tap_not_ok "a symlink destination is followed" "$(ls -l "$out")"
+	fi
+	expect "a dangling symlink destination is refused" 2 'dangling symlink' "$res" merge "$out/dangling.json"
+	mkfifo "$out/fifo"
+	expect "a FIFO destination is refused before the work" 2 'is a FIFO' \
+		"$bb" -q --json "$out/fifo" -b 1 reuseaddr same 10
+	# shellcheck disable=SC2016 # expands in the inner shell
+	expect "stdout on /dev/full: bind_bench fails" 1 'writing standard output failed' \
+		sh -c '"$0" -b 1 reuseaddr same 10 >/dev/full' "$bb"
+	# shellcheck disable=SC2016
+	expect "stdout on /dev/full: summary fails" 1 'writing standard output failed' \
+		sh -c '"$0" summary "$1" >/dev/full' "$res" "$out/a.json"
+	# shellcheck disable=SC2016
+	expect "stdout on /dev/full: kselftest fails" 1 'writing standard output failed' \
+		sh -c '"$0" -r bind_addr.v4_any__v4_any.plain >/dev/full' "$here/bind_bhash_test"
+	if "$bb" -q -b 1 -j - reuseaddr same 10 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)' &&
+		"$here/tw_reuse_loopback" churn -q -n 50 -R 1 -j - 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)'; then
+		tap_ok "-j - is pure JSON on stdout (bind_bench, churn)"
+	else
+		tap_not_ok "-j - is pure JSON on stdout"
+	fi
+	expect "TMPDIR unusable: plot refuses, writes nothing into /" 2 'cannot make a temporary directory' \
+		env TMPDIR=/nonexistent "$here/run.sh" plot -o "$out/p" "$out/a.json"
+	if [ -e /before ] || [ -e /body.gp ]; then
+		tap_not_ok "nothing written into /"
+	else
+		tap_ok "nothing written into /"
+	fi
+}
+
+section_injection() {
+	local out=$tmp/inj
+	mkdir "$out"
+	# shellcheck disable=SC2016 # literal payloads, for the programs to refuse
+	craft "$out/evil.json" "x'; system(\"touch $out/pwned1\"); '" ms 10,11,12
+	expect "a case id outside the grammar is refused when read" 2 "case id .* is not" "$res" summary "$out/evil.json"
+	"$here/run.sh" plot "$out/evil.json" >/dev/null 2>&1
+	craft "$out/good.json" x.case ms 10,11,12
+	# Relative payloads, run from $out: what gnuplot or sh would run
+	# lands there.
+	(cd "$out" && "$here/run.sh" plot -o "q'\"; system(\"touch pwned2\"); \"'" good.json) >/dev/null 2>&1
+	(cd "$out" && "$here/run.sh" plot -o "\$(touch pwned3)" good.json) >/dev/null 2>&1
+	if ls "$out"/pwned* >/dev/null 2>&1; then
+		tap_not_ok "no id, prefix or file name becomes gnuplot or shell code" "$(ls "$out")"
+	else
+		tap_ok "no id, prefix or file name becomes gnuplot or shell code"
+	fi
+	if command -v gnuplot >/dev/null; then
+		if [ -s "$out/q'\"; system(\"touch pwned2\"); \"'.svg" ]; then
+			tap_ok "a prefix with quotes is a file name like any other"
+		else
+			tap_not_ok "a prefix with quotes is a file name like any other" "$(ls "$out")"
+		fi
+	fi
+}
+
+# phase_wait ID PATTERN: until a process of the trial matches PATTERN (60 s).
+phase_wait() {
+	local p
+	for _ in $(seq 1 600); do
+		for p in $(marked "$1"); do
+			tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -Eq -- "$2" && return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# trial NAME SIGNAL PHASE-PATTERN CMD...: start CMD (not a group leader's
+# signal: the top process alone gets SIGNAL once PHASE is running), then
+# nothing of it may be left after 2 s.
+trial() {
+	local name=$1 sig=$2 phase=$3 pid left
+	shift 3
+	trial=kill$RANDOM$RANDOM
+	# As from a terminal: a shell's background job would ignore SIGINT.
+	BINDLAB_TRIAL=$trial env --default-signal "$@" >/dev/null 2>&1 &
+	pid=$!
+	if ! phase_wait "$trial" "$phase"; then
+		tap_not_ok "$name: phase '$phase' reached"
+		kill_marked "$trial"
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	kill -s "$sig" "$pid"
+	sleep 2
+	left=$(marked "$trial" | while read -r p; do tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline"; echo; done)
+	kill_marked "$trial"
+	wait "$pid" 2>/dev/null
+	trial=
+	if [ -z "$left" ]; then
+		tap_ok "$name: SIG$sig leaves nothing running after 2 s"
+	else
+		tap_not_ok "$name: SIG$sig leaves nothing running after 2 s" "$left"
+	fi
+}
+
+section_ownership() {
+	local sig sigs=${BINDLAB_KILL_SIGNALS:-TERM INT HUP KILL}
+	for sig in $sigs; do
+		trial "run.sh in a kselftest" "$sig" 'bind_bhash_test' "$here/run.sh" --results "$tmp/k"
+		trial "run.sh in bind_bench" "$sig" 'bind_bench -q' \
+			"$here/run.sh" --results "$tmp/k"
+		trial "kselftest harness in a test" "$sig" 'bind_bhash_test' \
+			"$here/bind_bhash_test" -f bind_bhash2
+		trial "bind_bench in a round" "$sig" 'bind_bench' "$bb" -q -r 50 reuseaddr same 12000
+		trial "churn in a run" "$sig" 'churn' "$here/tw_reuse_loopback" churn -q -n 2000000 -t 30 -R 1
+	done
+	# The kselftest runner's timeout signals the program alone.
+	trial "kselftest under timeout --foreground" TERM 'bind_bhash_test' \
+		timeout --foreground 1 "$here/bind_bhash_test" -f bind_bhash2
+}
+
+section_no_netns() {
+	local got
+	expect "--no-netns refuses the initial network namespace (SKIP, exit 4)" 4 \
+		'SKIP: --no-netns refuses the initial network namespace' "$bb" --no-netns -b 1 reuseaddr same 10
+	# A namespace of our own, as made by hand (lo up, an address of the
+	# user's) and fresh (lo down): the addresses and lo's flags after the
+	# run are those before it. (Bringing lo up gives it 127.0.0.1 and a
+	# qdisc for good: those are the kernel's, not ours to take back.)
+	# shellcheck disable=SC2016 # expands in the inner shell
+	got=$(unshare -n sh -c 'ip link set lo up && ip addr add 2001:db8::7/128 dev lo nodad &&
+		a=$(ip -o addr show; ip -o link show lo)
+		"$0" -q --no-netns -f 6 -b 1 reuseaddr 5 20 >/dev/null || echo "exit $?"
+		b=$(ip -o addr show; ip -o link show lo)
+		[ "$a" = "$b" ] || printf "%s\n--\n%s\n" "$a" "$b"' "$bb" 2>&1)
+	# shellcheck disable=SC2016 # expands in the inner shell
+	got=$got$(unshare -n sh -c 'state() { ip -o -6 addr show; ip -o link show lo | grep -o "<[^>]*>"; }
+		a=$(state)
+		"$0" -q --no-netns -f 6 -b 1 reuseaddr 5 20 >/dev/null || echo "exit $?"
+		b=$(state)
+		[ "$a" = "$b" ] || printf "%s\n--\n%s\n" "$a" "$b"' "$bb" 2>&1)
+	if [ -z "$got" ]; then
+		tap_ok "--no-netns undoes its addresses and lo up"
+	else
+		tap_not_ok "--no-netns undoes its addresses and lo up" "$got"
+	fi
+}
+
+section_bounded() {
+	local out=$tmp/bnd
+	mkdir "$out"
+	mkfifo "$out/fifo.json"
+	expect "a FIFO as a result file is refused, not read forever" 2 'not a regular file' \
+		"$res" summary "$out/fifo.json"
+	craft "$out/r.json" x.case ms 10,11,12
+	python3 - "$out/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cases"][0]["verdict"] = {"status": "regressed"}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	expect "BINDLAB_XFAIL_FILE=/dev/zero does not hang" 1 'not a regular file' \
+		env BINDLAB_XFAIL_FILE=/dev/zero "$res" summary "$out/r.json"
+	expect "--ktap FIFO does not hang" 2 'not a regular file' \
+		"$res" merge "$out/m.json" --ktap "p=$out/fifo.json"
+	craft "$out/big.json" x.case ms 1.5
+	python3 - "$out/big.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cases"][0]["metric"]["samples"] = [1.5] * 3000000
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	expect "3M samples are refused at once" 2 'more than 100000' "$res" summary "$out/big.json"
+	local v c_ok s_ok bad=""
+	for v in 0 1 65535 65536 -1 007 0x10 +5 ' 5' '5 ' 1e3 '' - 99999999999999999999; do
+		env BINDLAB_CHECK_ARGS=1 "$bb" -b 1 -p "$v" reuseaddr same 10 >/dev/null 2>&1 && c_ok=1 || c_ok=0
+		bl_num "$v" 0 65535 && s_ok=1 || s_ok=0
+		[ "$c_ok" = "$s_ok" ] || bad="$bad '$v'"
+	done
+	if [ -z "$bad" ]; then
+		tap_ok "C and shell number parsers agree on a table of odd numbers"
+	else
+		tap_not_ok "C and shell number parsers agree" "differ on:$bad"
+	fi
+}
+
+section_result_files() {
+	local out=$tmp/rf s=10,10.2,9.9,10.1,9.8
+	mkdir "$out"
+	craft "$out/ms.json" x.case ms "$s"
+	craft "$out/s.json" x.case s "$s" 100 0.1.0 t1
+	expect "different units are not compared" 2 'different units \(ms vs s\)' "$res" compare "$out/ms.json" "$out/s.json"
+	cp "$out/ms.json" "$out/copy.json"
+	expect "a copy under another name is the same run" 2 'holds the same results' \
+		"$res" compare "$out/ms.json" "$out/copy.json"
+	craft "$out/zero.json" x.case ms 0,10,11
+	expect "a zero sample is refused when read" 2 'samples\[0\] is not a number in' "$res" summary "$out/zero.json"
+	craft "$out/huge.json" x.case ms 1e300,10,11
+	expect "an absurd sample is refused when read" 2 'samples\[0\] is not a number in' "$res" summary "$out/huge.json"
+	craft "$out/n200.json" x.case ms "$s" 200 0.1.0 t2
+	expect "merge refuses to pool cases whose parameters differ" 2 "cannot pool x.case: parameter 'n' differs" \
+		"$res" merge "$out/m.json" "$out/ms.json" "$out/n200.json"
+	craft "$out/h2.json" x.case ms "$s" 100 0.2.0 t3
+	expect "merge refuses to pool other harness series" 2 'cannot pool x.case: harness 0.1.0 vs 0.2.0' \
+		"$res" merge "$out/m.json" "$out/ms.json" "$out/h2.json"
+	expect "merge refuses a copy" 2 'holds the same results' "$res" merge "$out/m.json" "$out/ms.json" "$out/copy.json"
+	if [ -e "$out/m.json" ]; then
+		tap_not_ok "refused merges write nothing"
+	else
+		tap_ok "refused merges write nothing"
+	fi
+}
+
+make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit 1; }
+section_verdicts
+section_writer
+section_injection
+section_no_netns
+section_bounded
+section_result_files
+section_ownership
+tap_done
