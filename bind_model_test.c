@@ -13,7 +13,8 @@
  *  bind_model.ADDR.exhaustive  every sequence of up to BINDLAB_MODEL_DEPTH
  *                              (3) steps over the eight addresses and
  *                              four reuse options, with listen, close
- *                              and TIME_WAIT of each socket
+ *                              and TIME_WAIT of each socket; the first
+ *                              step also to port 0 (then 2 steps)
  *  bind_model.ADDR.random      longer random sequences (fixed, printed
  *                              seed) with uids and bound devices too
  *  model_rows.RULE.kernel      the rows that show RULE, in the kernel
@@ -44,6 +45,7 @@
 #define PORT_FIRST	10000	/* sequences take ports from here up */
 #define PORT_LAST	59999
 #define PORT_PEER	60100	/* TIME_WAIT peers, BM_MAX_TW of them */
+#define PORT_RANGE	"60200 60999"	/* ephemeral: none of the above */
 #define BM_MAX_TW	8
 #define OTHER_UID	65534
 #define OTHER_LINK	"bl_other"
@@ -143,15 +145,28 @@ static int k_bind(enum bm_addr addr, const struct bm_opts *o, uint16_t port,
 	bool v6only;
 	socklen_t len;
 
+	char range[32];
+	int err;
+
 	*fd = k_socket(addr, o);
 	if (*fd < 0)
 		return *fd;
-	len = bl_sockaddr_parse(bm_addr_host(addr, &v6only), port, &ss);
-	if (!bind(*fd, (struct sockaddr *)&ss, len))
+	len = bl_sockaddr_parse(bm_addr_host(addr, &v6only),
+				o->port0 ? 0 : port, &ss);
+	/* Port 0 with the ephemeral range narrowed to the sequence's port. */
+	snprintf(range, sizeof(range), "%u %u", port, port);
+	if (o->port0 && bl_sysctl_write(BL_SYSCTL_PORT_RANGE, range))
+		return -EIO;
+	err = bind(*fd, (struct sockaddr *)&ss, len) ? errno : 0;
+	if (o->port0 && bl_sysctl_write(BL_SYSCTL_PORT_RANGE, PORT_RANGE))
+		return -EIO;
+	if (!err && o->port0 && bl_sock_port(*fd) != port)
+		return -ERANGE;
+	if (!err)
 		return 0;
 	close(*fd);
 	*fd = -1;
-	return errno;
+	return err;
 }
 
 /* The k-th TIME_WAIT of a sequence: connect to a peer, close first. */
@@ -439,10 +454,10 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 /* ---- sequences ---- */
 
 /* The steps that may follow on p: every bind, and each socket's states. */
-static int alphabet(const struct bm_port *p, bool wide, struct bm_op *ops,
-		    int max)
+static int alphabet(const struct bm_port *p, bool wide, bool port0,
+		    struct bm_op *ops, int max)
 {
-	int a, r, x, i, n = 0, nx = wide ? 6 : 1;
+	int a, r, x, i, n = 0, nx = wide ? 12 : port0 ? 2 : 1;
 	struct bm_op op;
 
 	for (a = 0; a < BM_NR_ADDRS; a++)
@@ -452,8 +467,9 @@ static int alphabet(const struct bm_port *p, bool wide, struct bm_op *ops,
 				op.kind = BM_OP_BIND;
 				op.addr = a;
 				op.opts.reuse = r;
-				op.opts.other_uid = x & 1;
-				op.opts.dev = x / 2;
+				op.opts.port0 = nx == 2 ? x : x / 6;
+				op.opts.other_uid = nx == 2 ? 0 : x & 1;
+				op.opts.dev = nx == 2 ? 0 : x % 6 / 2;
 				ops[n++] = op;
 			}
 	for (i = 0; i < p->n; i++)
@@ -465,9 +481,15 @@ static int alphabet(const struct bm_port *p, bool wide, struct bm_op *ops,
 	return n;
 }
 
-#define MAX_ALPHABET	(BM_NR_ADDRS * BM_NR_REUSE * 6 + 3 * BM_MAX_SOCKS)
+#define NR_WIDE_BINDS	(BM_NR_ADDRS * BM_NR_REUSE * 12)
+#define MAX_ALPHABET	(NR_WIDE_BINDS + 3 * BM_MAX_SOCKS)
+#define PORT0_DEPTH	2	/* sequences that begin with a port 0 bind */
 
-/* Every sequence of up to depth steps that extends s, depth first. */
+/*
+ * Every sequence of up to depth steps that extends s, depth first. The
+ * first step may also bind to port 0, as bind_wildcard's first socket
+ * does; those sequences go to PORT0_DEPTH steps.
+ */
 static void exhaust(struct judge *j, struct seq *s, const struct bm_port *p,
 		    int depth)
 {
@@ -475,16 +497,17 @@ static void exhaust(struct judge *j, struct seq *s, const struct bm_port *p,
 	struct bm_why why;
 	int i, n;
 
-	if (s->n == depth)
+	if (s->n >= depth)
 		return;
-	n = alphabet(p, false, ops, MAX_ALPHABET);
+	n = alphabet(p, false, !s->n, ops, MAX_ALPHABET);
 	for (i = 0; i < n; i++) {
 		struct bm_port next = *p;
 
 		s->op[s->n++] = ops[i];
 		bm_step(&next, &ops[i], &why);
 		run_seq(j, s, false);
-		exhaust(j, s, &next, depth);
+		exhaust(j, s, &next, s->op[0].opts.port0 &&
+			depth > PORT0_DEPTH ? PORT0_DEPTH : depth);
 		s->n--;
 	}
 }
@@ -507,15 +530,13 @@ static void random_seq(struct seq *s, uint32_t *rnd, int len, unsigned int drop)
 
 	bm_port_init(&p, drop);
 	for (s->n = 0; s->n < len; s->n++) {
-		n = alphabet(&p, true, ops, MAX_ALPHABET);
+		n = alphabet(&p, true, false, ops, MAX_ALPHABET);
 		/* Half the steps act on sockets when there are any. */
-		if (n > BM_NR_ADDRS * BM_NR_REUSE * 6 && next_rand(rnd) & 1)
-			s->op[s->n] = ops[BM_NR_ADDRS * BM_NR_REUSE * 6 +
-					  next_rand(rnd) %
-					  (n - BM_NR_ADDRS * BM_NR_REUSE * 6)];
+		if (n > NR_WIDE_BINDS && next_rand(rnd) & 1)
+			s->op[s->n] = ops[NR_WIDE_BINDS + next_rand(rnd) %
+					  (n - NR_WIDE_BINDS)];
 		else
-			s->op[s->n] = ops[next_rand(rnd) %
-					  (BM_NR_ADDRS * BM_NR_REUSE * 6)];
+			s->op[s->n] = ops[next_rand(rnd) % NR_WIDE_BINDS];
 		bm_step(&p, &s->op[s->n], &why);
 	}
 }
@@ -579,6 +600,10 @@ static const char *judge_setup(struct judge *j, struct bl_why *why)
 		return why->msg;
 	if (bl_fd_reserve(BM_MAX_SOCKS + 2 * BM_MAX_TW + 16, why))
 		return why->msg;
+	if (bl_sysctl_write(BL_SYSCTL_PORT_RANGE, PORT_RANGE)) {
+		bl_why_set(why, EIO, "cannot set %s", BL_SYSCTL_PORT_RANGE);
+		return why->msg;
+	}
 	if (setresuid(-1, OTHER_UID, -1) || setresuid(-1, 0, -1)) {
 		bl_why_set(why, errno, "cannot create sockets as uid %d: %s",
 			   OTHER_UID, strerror(errno));
@@ -762,6 +787,7 @@ static const struct rule_row rows[] = {
 	{ BM_R_TW_SADDR, "bind v4_any plain; time_wait #0; bind v4_local2 plain",
 	  0 },
 	{ BM_R_V6_DEV_ADDR, "bind v6_local plain dev_other", EADDRNOTAVAIL },
+	{ BM_R_PORT0, "bind v4_local reuseaddr; bind v4_local reuseaddr port0", EADDRINUSE },
 };
 
 /* The model's answer to the last step of text; -EINVAL: bad row. */
@@ -806,6 +832,7 @@ FIXTURE_VARIANT_ADD(model_rules, close_frees) { .rule = BM_R_CLOSE };
 FIXTURE_VARIANT_ADD(model_rules, tw_holds) { .rule = BM_R_TW_HOLDS };
 FIXTURE_VARIANT_ADD(model_rules, tw_saddr) { .rule = BM_R_TW_SADDR };
 FIXTURE_VARIANT_ADD(model_rules, v6_addr_on_dev) { .rule = BM_R_V6_DEV_ADDR };
+FIXTURE_VARIANT_ADD(model_rules, port0_strict) { .rule = BM_R_PORT0 };
 
 /*
  * Every row holds in the whole model; without the variant's rule at
@@ -860,6 +887,7 @@ FIXTURE_VARIANT_ADD(model_rows, close_frees) { .rule = BM_R_CLOSE };
 FIXTURE_VARIANT_ADD(model_rows, tw_holds) { .rule = BM_R_TW_HOLDS };
 FIXTURE_VARIANT_ADD(model_rows, tw_saddr) { .rule = BM_R_TW_SADDR };
 FIXTURE_VARIANT_ADD(model_rows, v6_addr_on_dev) { .rule = BM_R_V6_DEV_ADDR };
+FIXTURE_VARIANT_ADD(model_rows, port0_strict) { .rule = BM_R_PORT0 };
 
 FIXTURE_SETUP(model_rows)
 {
@@ -1039,13 +1067,14 @@ static int wildcard_replay(const struct wildcard_variant *v, unsigned int reuse,
 	int i, got, missed = 0;
 
 	if (getenv("BINDLAB_MODEL_LIST"))
-		BL_NOTE("upstream bind_wildcard.%s.%s = bind %s %s; bind %s %s",
+		BL_NOTE("upstream bind_wildcard.%s.%s = bind %s %s port0; bind %s %s",
 			v->name, test, bm_addr_name(v->addr[0]), test,
 			bm_addr_name(v->addr[1]), test);
 	bm_port_init(&p, env_drop());
 	for (i = 0; i < NR_WILDCARD; i++) {
 		op.addr = i < 2 ? v->addr[i] : wildcard_probes[i - 2];
 		op.opts.reuse = i < 2 ? reuse : 0;
+		op.opts.port0 = i == 0;	/* it binds to port 0 first */
 		got = -bm_step(&p, &op, &why);
 		if (got == want[i])
 			continue;

@@ -66,6 +66,7 @@ static const char * const rule_names[BM_NR_RULES] = {
 	[BM_R_TW_HOLDS] = "tw_holds",
 	[BM_R_TW_SADDR] = "tw_saddr",
 	[BM_R_V6_DEV_ADDR] = "v6_addr_on_dev",
+	[BM_R_PORT0] = "port0_strict",
 };
 
 /*
@@ -209,7 +210,14 @@ static bool conflict(const struct bm_port *p, enum bm_addr addr,
 		*rules |= RULE(BM_R_DEV);
 		return false;
 	}
-	if (reuse_relaxes(p, o, sk2, &reuse)) {
+	/*
+	 * bind() to port 0 picks a port in inet_csk_find_open_port(), which
+	 * asks inet_csk_bind_conflict() with relax and reuseport_ok false
+	 * (net.ipv4.ip_autobind_reuse is 0): no reuse option shares.
+	 */
+	if (o->port0 && !DROPPED(p, BM_R_PORT0))
+		reuse = RULE(BM_R_PORT0);
+	else if (reuse_relaxes(p, o, sk2, &reuse)) {
 		*rules |= where | reuse;
 		return false;
 	}
@@ -318,12 +326,14 @@ static enum bm_addr tw_addr(const struct bm_port *p, enum bm_addr a)
 static int do_listen(struct bm_port *p, struct bm_sock *sk, int self,
 		     struct bm_why *why)
 {
+	struct bm_opts o = sk->opts;
 	int err = 0;
 
+	o.port0 = false;	/* it asks for the port it has */
 	why->rules = RULE(BM_R_LISTEN_CHECK);
 	why->owner = -1;
 	if (!DROPPED(p, BM_R_LISTEN_CHECK))
-		err = check(p, sk->addr, &sk->opts, self, why);
+		err = check(p, sk->addr, &o, self, why);
 	if (!err)
 		sk->state = BM_ST_LISTEN;
 	return err;
@@ -418,8 +428,9 @@ const char *bm_opts_str(const struct bm_opts *o, char *buf, size_t len)
 		"", " dev_lo", " dev_other",
 	};
 
-	snprintf(buf, len, "%s%s%s", reuse[o->reuse & 3],
-		 o->other_uid ? " uid1" : "", devs[o->dev]);
+	snprintf(buf, len, "%s%s%s%s", reuse[o->reuse & 3],
+		 o->other_uid ? " uid1" : "", devs[o->dev],
+		 o->port0 ? " port0" : "");
 	return buf;
 }
 
@@ -476,6 +487,8 @@ static int parse_opt(const char *w, struct bm_opts *o)
 		o->dev = BM_DEV_LO;
 	else if (!strcmp(w, "dev_other"))
 		o->dev = BM_DEV_OTHER;
+	else if (!strcmp(w, "port0"))
+		o->port0 = true;
 	else
 		return -EINVAL;
 	return 0;

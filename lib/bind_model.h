@@ -42,6 +42,7 @@ struct bm_opts {
 	unsigned int reuse;	/* BM_RA | BM_RP */
 	bool other_uid;		/* created by another uid than the rest */
 	enum bm_dev dev;	/* SO_BINDTODEVICE */
+	bool port0;		/* bind() to port 0, the range narrowed to it */
 };
 
 enum bm_op_kind { BM_OP_BIND, BM_OP_LISTEN, BM_OP_CLOSE, BM_OP_TW };
@@ -73,6 +74,7 @@ enum bm_rule {
 	BM_R_TW_HOLDS,		/* TIME_WAIT keeps it, with the options */
 	BM_R_TW_SADDR,		/* connect() moves a wildcard to its saddr */
 	BM_R_V6_DEV_ADDR,	/* ::1 is not on another bound device */
+	BM_R_PORT0,		/* port 0 takes no port that is shared */
 	BM_NR_RULES
 };
 
