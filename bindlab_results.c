@@ -340,27 +340,15 @@ static int summary_verdict(json_t *run, json_t *cases, int fails, int skips)
 	return BL_EXIT_PASS;
 }
 
-static int cmd_summary(int argc, char **argv)
+/* The tests' counts and every result that is not a pass; counts[] by kind. */
+static void summary_tests(json_t *tests, int counts[5])
 {
-	json_t *run, *cases, *tests, *c, *t, *env, *sum;
-	int counts[5] = {}, fails = 0;
 	static const char * const kinds[] = {
 		"pass", "fail", "xfail", "xpass", "skip",
 	};
-	char vbuf[64], extra[128];
-	double med, lo, hi;
 	size_t i, k;
+	json_t *t;
 
-	if (argc != 2)
-		die_usage("summary needs RUN.json");
-	run = load_or_die(argv[1]);
-	env = json_object_get(run, "env");
-	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
-	       str(env, "kernel_release"), str(env, "cpu_model"),
-	       json_integer_value(json_object_get(env, "nproc")),
-	       str(env, "clocksource"), str(run, "harness_version"));
-
-	tests = json_object_get(run, "tests");
 	json_array_foreach(tests, i, t)
 		for (k = 0; k < 5; k++)
 			if (!strcmp(str(t, "result"), kinds[k]))
@@ -379,6 +367,25 @@ static int cmd_summary(int argc, char **argv)
 		       str(t, "program"), str(t, "test"),
 		       *str(t, "reason") ? ": " : "", str(t, "reason"));
 	}
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+	json_t *run, *cases, *c, *env, *sum;
+	int counts[5] = {}, fails = 0;
+	char vbuf[64], extra[128];
+	double med, lo, hi;
+	size_t i;
+
+	if (argc != 2)
+		die_usage("summary needs RUN.json");
+	run = load_or_die(argv[1]);
+	env = json_object_get(run, "env");
+	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
+	       str(env, "kernel_release"), str(env, "cpu_model"),
+	       json_integer_value(json_object_get(env, "nproc")),
+	       str(env, "clocksource"), str(run, "harness_version"));
+	summary_tests(json_object_get(run, "tests"), counts);
 	fails = counts[1] + counts[3];
 
 	cases = bl_run_cases(run);
@@ -544,7 +551,43 @@ static json_t *paths_json(const struct side *s)
 	return arr;
 }
 
-static int cmd_compare(int argc, char **argv)
+/* One compare: its options, both sides and what came of them. */
+struct cmp_run {
+	struct bl_cmp_opts opts;
+	const char *json_out;
+	struct side before, after;
+	json_t *rows, *skipped;
+	int regressions;
+	double max_load;
+};
+
+static void compare_option(struct cmp_run *r, int c, char **argv)
+{
+	struct bl_why why = { "" };
+
+	switch (c) {
+	case 't':
+		r->opts.threshold_pct = percent_arg("--threshold", optarg);
+		break;
+	case 'm':
+		r->opts.min_change_pct = percent_arg("--min-change", optarg);
+		break;
+	case 'd':
+		r->opts.drift_pct = percent_arg("--drift", optarg);
+		break;
+	case 'j':
+		if (!*optarg)
+			die_usage("empty --json file name");
+		r->json_out = optarg;
+		break;
+	default:
+		bl_getopt_error(c, argv, &why);
+		die_usage("%s", why.msg);
+	}
+}
+
+/* Options, then BEFORE... [--] AFTER...: checked and loaded, or exit 2. */
+static void compare_args(struct cmp_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "threshold", required_argument, NULL, 't' },
@@ -553,96 +596,77 @@ static int cmd_compare(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{}
 	};
-	struct bl_cmp_opts opts = {
-		-1, BL_CMP_MIN_CHANGE_PCT, BL_CMP_DRIFT_PCT
-	};
-	json_t *ids, *rows, *skipped, *out, *id, **rb, **ra;
-	struct bl_cmp_side cb, ca;
-	struct side before, after;
-	const char *json_out = NULL;
-	struct bl_cmp_row row;
 	struct bl_why why = { "" };
-	int c, regressions = 0, sep = -1, first_after;
-	double max_load = 0;
-	size_t i;
+	int c, sep = -1, first_after;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:m:d:j:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			opts.threshold_pct = percent_arg("--threshold", optarg);
-			break;
-		case 'm':
-			opts.min_change_pct = percent_arg("--min-change", optarg);
-			break;
-		case 'd':
-			opts.drift_pct = percent_arg("--drift", optarg);
-			break;
-		case 'j':
-			if (!*optarg)
-				die_usage("empty --json file name");
-			json_out = optarg;
-			break;
-		case ':':
-			die_usage("option %s needs a value", argv[optind - 1]);
-		default:
-			die_usage("unknown option %s", argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "+:t:m:d:j:", longopts, NULL)) != -1)
+		compare_option(r, c, argv);
 	for (c = optind; c < argc; c++)
 		if (!strcmp(argv[c], "--")) {
 			if (sep >= 0)
 				die_usage("compare takes one -- between BEFORE and AFTER files");
 			sep = c;
 		}
-	if (sep < 0 && argc - optind == 2) {
-		sep = optind + 1;
-		first_after = sep;
-	} else {
-		first_after = sep + 1;
-	}
+	first_after = sep + 1;
+	if (sep < 0 && argc - optind == 2)
+		first_after = sep = optind + 1;	/* BEFORE AFTER, no -- */
 	if (sep <= optind || first_after >= argc)
 		die_usage("compare needs BEFORE.json AFTER.json, or BEFORE.json... -- AFTER.json...");
 	/* Check and load everything before writing: bad input leaves no file. */
-	if (json_out && bl_out_check(json_out, &why))
+	if (r->json_out && bl_out_check(r->json_out, &why))
 		die_usage("%s", why.msg);
-	if (json_out && !strcmp(json_out, "-"))
+	if (r->json_out && !strcmp(r->json_out, "-"))
 		bl_stdout_machine();
-	side_load(&before, argv + optind, sep - optind);
-	side_load(&after, argv + first_after, argc - first_after);
-	no_file_twice(&before, &after);
-	rb = calloc(before.n, sizeof(*rb));
-	ra = calloc(after.n, sizeof(*ra));
+	side_load(&r->before, argv + optind, sep - optind);
+	side_load(&r->after, argv + first_after, argc - first_after);
+	no_file_twice(&r->before, &r->after);
+}
+
+/* Every case id of either side: a row, or the reason it is none. */
+static void compare_rows(struct cmp_run *r)
+{
+	json_t **rb = calloc(r->before.n, sizeof(*rb));
+	json_t **ra = calloc(r->after.n, sizeof(*ra));
+	json_t *ids = case_ids(&r->before, &r->after), *id;
+	struct bl_cmp_side cb, ca;
+	struct bl_cmp_row row;
+	size_t i;
+
 	if (!rb || !ra)
 		die_usage("out of memory");
-	ids = case_ids(&before, &after);
-	rows = json_array();
-	skipped = json_array();
-
-	printf("%-48s %12s %12s      %-24s %-10s %-11s %s\n", "case", "before",
-	       "after", "after/before [95% CI]", "", "n", "verdict");
 	json_array_foreach(ids, i, id) {
-		cb = (struct bl_cmp_side){ rb, runs_of(&before, json_string_value(id), rb) };
-		ca = (struct bl_cmp_side){ ra, runs_of(&after, json_string_value(id), ra) };
+		cb = (struct bl_cmp_side){ rb, runs_of(&r->before, json_string_value(id), rb) };
+		ca = (struct bl_cmp_side){ ra, runs_of(&r->after, json_string_value(id), ra) };
 		if (!cb.n || !ca.n) {
-			json_array_append_new(skipped, json_pack("{s:O, s:s}",
+			json_array_append_new(r->skipped, json_pack("{s:O, s:s}",
 				"case", id, "skipped",
 				cb.n ? "only in BEFORE" : "only in AFTER"));
 			continue;
 		}
-		if (bl_compare_case(&cb, &ca, &opts, &row))
+		if (bl_compare_case(&cb, &ca, &r->opts, &row))
 			die_usage("out of memory");
 		if (row.skipped[0]) {
-			json_array_append_new(skipped, bl_cmp_row_json(&row));
+			json_array_append_new(r->skipped, bl_cmp_row_json(&row));
 			continue;
 		}
 		print_row(&row);
-		max_load = fmax(max_load, row.load);
-		regressions += row.regression;
-		json_array_append_new(rows, bl_cmp_row_json(&row));
+		r->max_load = fmax(r->max_load, row.load);
+		r->regressions += row.regression;
+		json_array_append_new(r->rows, bl_cmp_row_json(&row));
 	}
-	json_array_foreach(skipped, i, id)
+	json_decref(ids);
+	free(rb);
+	free(ra);
+}
+
+static void compare_notes(const struct cmp_run *r)
+{
+	json_t *id;
+	size_t i;
+
+	json_array_foreach(r->skipped, i, id)
 		printf("%-48s not compared: %s\n", str(id, "case"),
 		       str(id, "skipped"));
 	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
@@ -651,42 +675,57 @@ static int cmd_compare(int argc, char **argv)
 	       "rounds N+M: one run on a side: Mann-Whitney and bootstrap CI over its rounds, which miss drift\n"
 	       "          between runs, so changes under %.3gx are not claimed (--drift); for finer claims give\n"
 	       "          2+ runs a side: BEFORE.json... -- AFTER.json...\n",
-	       opts.min_change_pct, 1 + opts.drift_pct / 100);
-	if (max_load > 1)
+	       r->opts.min_change_pct, 1 + r->opts.drift_pct / 100);
+	if (r->max_load > 1)
 		printf("note: runs recorded up to %.1f runnable tasks per CPU (1-minute load): their times include\n"
 		       "      waiting for a CPU; one run a side, the drift floor grows by that factor\n",
-		       max_load);
-	if (opts.threshold_pct >= 0)
-		printf("regressions beyond %.1f%%: %d\n", opts.threshold_pct,
-		       regressions);
-	/* A comparison of nothing is no evidence of "no regression". */
-	if (!json_array_size(rows))
-		die_usage("nothing compared: no case is in both sides and comparable");
+		       r->max_load);
+	if (r->opts.threshold_pct >= 0)
+		printf("regressions beyond %.1f%%: %d\n", r->opts.threshold_pct,
+		       r->regressions);
+}
 
-	if (json_out) {
-		out = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:i}",
-				"schema", "bindlab.compare",
-				"schema_version", BINDLAB_SCHEMA_VERSION,
-				"before", paths_json(&before),
-				"after", paths_json(&after),
-				"threshold_pct", opts.threshold_pct,
-				"min_change_pct", opts.min_change_pct,
-				"drift_pct", opts.drift_pct, "rows", rows,
-				"skipped", skipped, "regressions", regressions);
-		c = bl_json_save(out, json_out, &why);
-		json_decref(out);
-		if (c)
-			die_usage("cannot write %s", why.msg);
-	} else {
-		json_decref(rows);
-		json_decref(skipped);
-	}
-	json_decref(ids);
-	free(rb);
-	free(ra);
-	side_free(&before);
-	side_free(&after);
-	return regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
+static void compare_json(struct cmp_run *r)
+{
+	struct bl_why why = { "" };
+	json_t *out;
+
+	out = json_pack("{s:s, s:i, s:o, s:o, s:f, s:f, s:f, s:O, s:O, s:i}",
+			"schema", "bindlab.compare",
+			"schema_version", BINDLAB_SCHEMA_VERSION,
+			"before", paths_json(&r->before),
+			"after", paths_json(&r->after),
+			"threshold_pct", r->opts.threshold_pct,
+			"min_change_pct", r->opts.min_change_pct,
+			"drift_pct", r->opts.drift_pct, "rows", r->rows,
+			"skipped", r->skipped, "regressions", r->regressions);
+	if (bl_json_save(out, r->json_out, &why))
+		die_usage("cannot write %s", why.msg);
+	json_decref(out);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	struct cmp_run r = {
+		.opts = { -1, BL_CMP_MIN_CHANGE_PCT, BL_CMP_DRIFT_PCT },
+		.rows = json_array(), .skipped = json_array(),
+	};
+
+	compare_args(&r, argc, argv);
+	printf("%-48s %12s %12s      %-24s %-10s %-11s %s\n", "case", "before",
+	       "after", "after/before [95% CI]", "", "n", "verdict");
+	compare_rows(&r);
+	compare_notes(&r);
+	/* A comparison of nothing is no evidence of "no regression". */
+	if (!json_array_size(r.rows))
+		die_usage("nothing compared: no case is in both sides and comparable");
+	if (r.json_out)
+		compare_json(&r);
+	json_decref(r.rows);
+	json_decref(r.skipped);
+	side_free(&r.before);
+	side_free(&r.after);
+	return r.regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
 /*
