@@ -199,8 +199,39 @@ bench() {
 	rm -f -- "$err" "$json.out"
 }
 
+# run_benchmarks DIR N FULL: the planned benchmarks, into inputs/missing.
+run_benchmarks() {
+	local dir=$1 n=$2 rounds=5 mode addrs json churn
+	# Default: about a minute on 2 cores. --full: the seeds' tables. The
+	# default churn stays below the first-parity ports of the range, so
+	# tw_reuse=0 does not crawl; --full is seed 004's experiment.
+	churn=(-R "0,1,2" -n 10000 -r 5)
+	[ "$3" -eq 1 ] && churn=(-R "0,2" -n 50000 -p 32768-65535 -t 300)
+	# The four cases of seed 000's table, control (reuseport same) included.
+	for mode in reuseaddr reuseport; do
+		for addrs in same alternate; do
+			step "bind_bench $mode $addrs $n ($rounds rounds)"
+			json=$dir/bind_bench.$mode.$addrs.json
+			bench "bind_bench.$mode.$addrs.n$n" "$json" "$here/bind_bench" \
+				-q -r $rounds -w 1 --json "$json" $mode $addrs "$n"
+		done
+	done
+	step "tw_reuse_loopback churn ${churn[*]}"
+	bench "tw_reuse_loopback.churn" "$dir/churn.json" \
+		"$here/tw_reuse_loopback" churn -q "${churn[@]}" --json "$dir/churn.json"
+}
+
+# verdict RC: the last line of the main job, from summary's exit status.
+verdict() {
+	case $1 in
+	0) echo "${green}verdict: no unexpected regression${plain}" ;;
+	4) echo "${red}verdict: SKIP: nothing could be measured here (reasons above)${plain}" ;;
+	*) echo "${red}verdict: FAIL (see FAIL / regressed / skipped above)${plain}" ;;
+	esac
+}
+
 cmd_main() {
-	local full=0 root=$here/results dir release n churn rounds=5 rc
+	local full=0 root=$here/results dir release rc
 	local inputs=() missing=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -224,15 +255,6 @@ cmd_main() {
 	fi
 	[ ! -e "$root" ] || [ -d "$root" ] || die_usage "--results $root is not a directory"
 	build run
-	# Default: about a minute on 2 cores. --full: the seeds' tables. The
-	# default churn stays below the first-parity ports of the range, so
-	# tw_reuse=0 does not crawl; --full is seed 004's experiment.
-	n=4000
-	churn=(-R "0,1,2" -n 10000 -r 5)
-	if [ $full -eq 1 ]; then
-		n=16000
-		churn=(-R "0,2" -n 50000 -p 32768-65535 -t 300)
-	fi
 	# A run directory of its own, even for runs started in one second.
 	release=$(uname -r | tr -c 'A-Za-z0-9._+\n-' '_')
 	mkdir -p -- "$root" || die_usage "cannot create $root"
@@ -242,20 +264,7 @@ cmd_main() {
 
 	run_ktap bind_bhash_test "$dir"
 	run_ktap tw_reuse_loopback "$dir"
-
-	# The four cases of seed 000's table, control (reuseport same) included.
-	local mode addrs json
-	for mode in reuseaddr reuseport; do
-		for addrs in same alternate; do
-			step "bind_bench $mode $addrs $n ($rounds rounds)"
-			json=$dir/bind_bench.$mode.$addrs.json
-			bench "bind_bench.$mode.$addrs.n$n" "$json" "$here/bind_bench" \
-				-q -r $rounds -w 1 --json "$json" $mode $addrs $n
-		done
-	done
-	step "tw_reuse_loopback churn ${churn[*]}"
-	bench "tw_reuse_loopback.churn" "$dir/churn.json" \
-		"$here/tw_reuse_loopback" churn -q "${churn[@]}" --json "$dir/churn.json"
+	run_benchmarks "$dir" "$([ $full -eq 1 ] && echo 16000 || echo 4000)" $full
 
 	# Only this run's own files, named one by one: never a glob.
 	if ! own "$results_tool" merge "$dir/results.json" \
@@ -274,14 +283,8 @@ cmd_main() {
 	echo
 	echo "results: $dir/results.json"
 	[ -f "$dir/plot.svg" ] && echo "plot:    $dir/plot.svg $dir/plot.png"
-	case $rc in
-	0) echo "${green}verdict: no unexpected regression${plain}" ;;
-	4) echo "${red}verdict: SKIP: nothing could be measured here (reasons above)${plain}" ;;
-	*)
-		echo "${red}verdict: FAIL (see FAIL / regressed / skipped above)${plain}"
-		rc=1
-		;;
-	esac
+	verdict $rc
+	[ $rc -eq 0 ] || [ $rc -eq 4 ] || rc=1
 	return $rc
 }
 

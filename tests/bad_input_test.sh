@@ -25,7 +25,8 @@ while IFS='|' read -r want msg cmd; do
 	# The table is ours: its command lines are shell words.
 	eval "set -- $cmd"
 	touch "$tmp/stamp"
-	"$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	# Bounded: an input that hangs a program is a failure, not a stuck test.
+	timeout -k 2 30 "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	first=$(head -n 1 "$tmp/err")
 	written=$(find "$here" /tmp -maxdepth 1 -newer "$tmp/stamp" -name 'bindlab-never*' 2>/dev/null)
