@@ -178,11 +178,11 @@ summary()
 {
 	local dir=$1 t
 
-	read -r t < <(awk '{ printf "%.0f", $2 - $1 }' "$dir/model.time")
+	t=$(awk '{ printf "%.0f\n", $2 - $1 }' "$dir/model.time")
 	echo "kernel $(cat "$dir/release"): bind_model_test took ${t}s in the guest" \
 		"(depth $depth), exit $(cat "$dir/model.rc"); bind_wildcard exit $(cat "$dir/wildcard.rc")"
 	grep -E '^not ok|^ok .*# XFAIL' "$dir/model.ktap" || true
-	grep -E '^# Totals|^# [0-9]+ sequences' "$dir/model.ktap" | sort | uniq -c | sort -rn | head -n 3
+	grep -E '^# Totals' "$dir/model.ktap" || true
 	grep -E '^# (disagreement|known kernel bug)' "$dir/model.ktap" | sed 's/; shortest:.*//' | sort | uniq -c | sort -rn || true
 }
 
