@@ -227,22 +227,25 @@ static struct group *group_of(struct judge *j, const char *sig)
  * FASTREUSEPORT_STRICT, fastuid, fast_rcv_saddr) whenever it bound,
  * also when it shared the port with an owner only because both had
  * SO_REUSEADDR, their sk_bound_dev_if differ, or by its V6ONLY or
- * family (and again at listen()). The cache keeps none of that. sk_reuseport_match() then lets a later SO_REUSEPORT socket of
- * that uid and a matching address skip inet_csk_bind_conflict() in
+ * family (and again at listen()). The cache keeps none of that.
+ * sk_reuseport_match() then lets a later SO_REUSEPORT socket of that uid
+ * and a matching address skip inet_csk_bind_conflict() in
  * inet_csk_get_port(): it binds next to an owner it conflicts with
  * (shortest: "bind v4_any reuseaddr; bind v4_any reuseaddr+reuseport =>
- * bind v4_any reuseport" succeeds).
+ * bind v4_any reuseport" succeeds). Seen on 6.1, 6.12 (with the fastreuse
+ * fix) and 6.18; no fix is known, so it is declared for every kernel.
  *
  * tw_v6_blocks_v4_any: a socket bound to :: (dual stack) that
- * connect()s over lo leaves a TIME_WAIT socket on [::1]:port, and that
- * one blocks a bind() of 0.0.0.0:port, although neither a socket bound
- * to [::1]:port nor the TIME_WAIT of one, nor that of a V6ONLY ::, does
- * (shortest: "bind v6_any plain; time_wait #0 => probe v4_any plain"
- * fails). connect() moves the socket from the (::, port) bhash2 bucket
- * to (::1, port) in inet_bhash2_update_saddr() while its inet_rcv_saddr
- * is still 0, the "any" of ipv4_rcv_saddr_equal(); tcp_v6_connect()
- * sets LOOPBACK4_IPV6 only afterwards. Seen on 6.18 (host); which of the
- * two the TIME_WAIT socket keeps on each kernel is the lab's question.
+ * connect()s over lo leaves a TIME_WAIT socket on [::1]:port that blocks
+ * a bind() of 0.0.0.0:port, although a socket bound to [::1]:port does
+ * not (shortest: "bind v6_any plain; time_wait #0 => probe v4_any plain"
+ * fails). __inet6_bind() sets sk_ipv6only on a socket bound to a specific
+ * IPv6 address, so that ipv4_rcv_saddr_equal() skips it; tcp_v6_connect()
+ * moves a :: socket to ::1 (inet_bhash2_update_saddr()) and sets
+ * inet_rcv_saddr = LOOPBACK4_IPV6, but leaves sk_ipv6only 0, and
+ * tcp_time_wait() copies both into the TIME_WAIT socket. The full scan a
+ * 0.0.0.0 bind() makes in inet_csk_bind_conflict() then matches it with
+ * the wildcard of ipv4_rcv_saddr_equal(). Seen on 6.1, 6.12 and 6.18.
  */
 static const char *known_bug(const struct judge *j, const char *check,
 			     enum bm_addr addr, int got, int want)
