@@ -27,8 +27,14 @@ options:
   -o, --out DIR         build directory, O= (default \$BINDLAB_CACHE/build/TREE-NAME)
   -j, --jobs N          parallel jobs (default: nproc)
   -h, --help            this text
+A clean git checkout's image is kept in \$BINDLAB_CACHE/images under its
+  tree id, the patches and the configuration: that source state again (a
+  warm run, a bisect step seen before) builds nothing. Compiles go through
+  ccache when it is installed (\$BINDLAB_CACHE/ccache), so a tree switched
+  between commits recompiles only what is new.
 environment: BINDLAB_CACHE (default ~/.cache/bindlab), BINDLAB_NICE (nice
-  level of make, default 19).
+  level of make, default 19), BINDLAB_CCACHE (0: no ccache), BINDLAB_PROGRESS
+  (seconds between progress lines on stderr, default 30).
 output: the bzImage path, last line of stdout; make's log in OUT/build.log.
 exit: 0 built, 1 build or config failure, 2 usage
 EOF
@@ -125,6 +131,74 @@ kmake()
 	bl_nice make -C "$src" O="$out" ARCH=x86_64 "$@" >> "$out/build.log" 2>&1
 }
 
+# ccache through its compiler links, not CC="ccache gcc": the command lines
+# Kbuild records stay the same, so a build directory made without ccache
+# stays valid. Fixed build stamps keep init/version.c's object the same too;
+# nothing else in a kernel build depends on the time.
+use_ccache()
+{
+	export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2025-01-01 00:00:00 UTC}
+	export KBUILD_BUILD_USER=${KBUILD_BUILD_USER:-bindlab}
+	export KBUILD_BUILD_HOST=${KBUILD_BUILD_HOST:-bindlab}
+	export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
+	[ "${BINDLAB_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ] || return 0
+	export PATH=/usr/lib/ccache:$PATH
+	export CCACHE_DIR=$BINDLAB_CACHE/ccache
+	ccache_on=1
+}
+
+# Hits and misses of the cache so far ("HITS MISSES"); builds sharing the
+# cache at the same moment blur the difference of two readings.
+ccache_counts()
+{
+	ccache --print-stats 2> /dev/null |
+		awk -F '\t' '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+			$1 == "cache_miss" { m = $2 } END { printf "%d %d\n", h, m }'
+}
+
+# What make has done so far, for the progress lines.
+build_state()
+{
+	local n last
+
+	n=$(grep -c '^  CC ' "$out/build.log")
+	last=$(grep '^  [A-Z]' "$out/build.log" | tail -n 1 | awk '{ print $1, $2 }')
+	echo "$n objects compiled, last: ${last:-none}"
+}
+
+# make in the background, so that progress can be printed, and stopped
+# with this script: asynchronous jobs of a script ignore SIGINT.
+kmake_watched()
+{
+	local what=$1
+
+	shift
+	(exec nice -n "$BINDLAB_NICE" make -C "$src" O="$out" ARCH=x86_64 "$@" \
+		>> "$out/build.log" 2>&1) &
+	make_pid=$!
+	local rc=0
+	bl_wait_progress "$make_pid" "$what" build_state || rc=$?
+	make_pid=
+	return "$rc"
+}
+
+# The source state an image is cached under, or nothing: a tree that is not
+# the top of a clean git checkout has no name for its state.
+image_key()
+{
+	local top id
+
+	top=$(git -C "$tree" rev-parse --show-toplevel 2> /dev/null) || return 0
+	[ "$top" = "$tree" ] || return 0
+	id=$(git -C "$tree" rev-parse -q --verify 'HEAD^{tree}') || return 0
+	[ -z "$(git -C "$tree" status --porcelain 2> /dev/null | head -n 1)" ] || return 0
+	{
+		echo "$id"
+		cat ${patches[@]+"${patches[@]}"} "$BL_KERNEL_DIR/config.fragment" "$0"
+		gcc --version | head -n 1
+	} | sha256sum | cut -c 1-20
+}
+
 build_failed()
 {
 	bl_log "$1 failed; last lines of $out/build.log:"
@@ -148,6 +222,19 @@ fi
 [ -n "$name" ] || name=$variant
 treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 
+key=$(image_key)
+cached=$BINDLAB_CACHE/images/$key/bzImage
+
+# An image of this source state exists: print it and build nothing.
+use_cached_image()
+{
+	[ -n "$key" ] && [ -f "$cached" ] || return 0
+	bl_log "$name: cached image of $tree at $(git -C "$tree" rev-parse --short HEAD)"
+	echo "$cached"
+	exit 0
+}
+use_cached_image
+
 src=$tree
 if [ ${#patches[@]} -gt 0 ]; then
 	src=$BINDLAB_CACHE/src/$treekey-$name
@@ -160,7 +247,11 @@ out=$(cd "$out" && pwd)
 # Two makes in one build directory corrupt it: wait for the other one.
 exec 9> "$out/.bindlab-lock"
 flock 9
+# The build we waited for may have made it.
+use_cached_image
 : > "$out/build.log"
+ccache_on=0
+use_ccache
 
 # Regenerate .config only when the fragment changes: a fresh .config would
 # not rebuild anything by itself, but this keeps make's view stable.
@@ -177,8 +268,28 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.bindlab-config" 2>/dev/null)" != "
 	echo "$cfghash" > "$out/.bindlab-config"
 fi
 
-bl_log "building $name from $src in $out (-j$jobs, nice $BINDLAB_NICE)"
+make_pid=
+trap '[ -z "$make_pid" ] || kill "$make_pid" 2> /dev/null; exit 130' INT
+trap '[ -z "$make_pid" ] || kill "$make_pid" 2> /dev/null; exit 143' TERM
+bl_log "building $name from $src in $out (-j$jobs, nice $BINDLAB_NICE, ccache $([ "$ccache_on" = 1 ] && echo on || echo off))"
 start=$SECONDS
-kmake -j"$jobs" bzImage || build_failed "make bzImage"
-bl_log "built in $((SECONDS - start)) s"
-echo "$out/arch/x86/boot/bzImage"
+before="0 0"
+[ "$ccache_on" = 0 ] || before=$(ccache_counts)
+kmake_watched "building $name" -j"$jobs" bzImage || build_failed "make bzImage"
+stats=$(build_state)
+if [ "$ccache_on" = 1 ]; then
+	read -r h0 m0 <<< "$before"
+	read -r h1 m1 <<< "$(ccache_counts)"
+	stats+=", ccache $((h1 - h0)) hits, $((m1 - m0)) misses"
+fi
+bl_log "built $name in $((SECONDS - start)) s ($stats)"
+image=$out/arch/x86/boot/bzImage
+if [ -n "$key" ]; then
+	# Copied under a temporary name: a half-copied image is never found.
+	mkdir -p "$BINDLAB_CACHE/images/$key"
+	cp "$image" "$BINDLAB_CACHE/images/$key/bzImage.tmp.$$"
+	cp "$out/.config" "$BINDLAB_CACHE/images/$key/config"
+	mv "$BINDLAB_CACHE/images/$key/bzImage.tmp.$$" "$cached"
+	image=$cached
+fi
+echo "$image"

@@ -124,3 +124,26 @@ bl_want_uint()
 		bl_usage_error "$1 wants a whole number >= $3"
 	fi
 }
+
+# Seconds between progress lines of a long build or VM (stderr): CI logs
+# have no terminal, and ten quiet minutes look like a hang.
+BINDLAB_PROGRESS=${BINDLAB_PROGRESS:-30}
+
+# bl_wait_progress PID WHAT FUNC: wait for the background job PID, logging
+# "WHAT: <FUNC's output>, N s" every BINDLAB_PROGRESS seconds; returns the
+# job's exit status. A poll, not a ticker process: nothing of ours outlives
+# the caller if it is killed.
+bl_wait_progress()
+{
+	local pid=$1 what=$2 fn=$3 start=$SECONDS next
+
+	next=$((SECONDS + BINDLAB_PROGRESS))
+	while kill -0 "$pid" 2> /dev/null; do
+		sleep 0.5
+		if [ "$SECONDS" -ge "$next" ]; then
+			bl_log "$what: $("$fn"), $((SECONDS - start)) s"
+			next=$((SECONDS + BINDLAB_PROGRESS))
+		fi
+	done
+	wait "$pid"
+}
