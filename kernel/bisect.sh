@@ -27,6 +27,8 @@ usage: $BL_PROG [options] --bench "MODE ADDRESSES N" (--max-ms MS | --max-growth
     bind_bhash_test -r FIXTURE.VARIANT.TEST); good when it exits 0.
 options:
   -t, --tree DIR        kernel tree (default: the current directory)
+  -b, --build-dir DIR   build directory, O= (default
+                        \$BINDLAB_CACHE/build/TREE-bisect)
   -r, --rounds R        bench rounds (default 3)
   -T, --timeout SEC     VM timeout (default 1800)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
@@ -55,11 +57,13 @@ rounds=3
 vm_timeout=1800
 accel=${BINDLAB_ACCEL:-auto}
 out=
+build_dir=
 test_cmd=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
+	-b|--build-dir) bl_need_arg "$1" $# "${2-}"; build_dir=$2; shift ;;
 	--bench) bl_need_arg "$1" $# "${2-}"; bench=$2; shift ;;
 	--max-ms) bl_need_arg "$1" $# "${2-}"; max_ms=$2; shift ;;
 	--max-growth) bl_need_arg "$1" $# "${2-}"; max_growth=$2; shift ;;
@@ -98,7 +102,8 @@ mkdir -p "$run"
 
 # Every step reuses one build directory: a step rebuilds only what the
 # checkout changed.
-image=$("$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect | tail -n 1) || {
+image=$("$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect \
+	${build_dir:+--out "$build_dir"} | tail -n 1) || {
 	bl_log "$commit: build failed: skip"
 	exit 125
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A small git history of a kernel tree with a known culprit, to prove (and
-# demonstrate) kernel/bisect.sh: commit 1 is the tree with a fix applied,
-# commit 4 reverts the fix, the others are harmless.
+# demonstrate) kernel/bisect.sh: commit 0 is the tree as is, commit 1 adds
+# a fix, commit 4 reverts it, the others are harmless. One repository for
+# the stock, fixed and bisect kernels lets them share one build directory.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -14,29 +15,34 @@ usage()
 	cat <<EOF
 usage: $BL_PROG [options] DEST
   Create (or reuse, if already complete) a git repository DEST holding:
-    1  the tree with PATCH applied ("fast")
+    0  the tree as is                                   (tag "stock")
+    1  PATCH applied ("fast")                           (tag "fixed")
     2  harmless: Documentation/networking/ip-sysctl.rst
     3  harmless: a comment in net/ipv4/tcp.c
-    4  PATCH reverted: the culprit ("slow")
+    4  PATCH reverted: the culprit ("slow")             (tag "culprit")
     5  harmless: Documentation/networking/index.rst
-    6  harmless: a comment in net/ipv4/af_inet.c
-  DEST is a hard-linked copy of the tree; files the history touches are
-  unshared first, so the tree is never written. Commit ids are fixed.
+    6  harmless: a comment in net/ipv4/af_inet.c        (branch "lab")
+  With --tree, DEST is a hard-linked copy of the tree; files the history
+  touches are unshared first, so the tree is never written. With --source,
+  DEST is unpacked from the tarball. Commit ids are fixed.
 options:
-  -t, --tree DIR    source tree (default \$BINDLAB_CACHE/linux-6.12)
-  -p, --patch FILE  the fix (default kernel/patches/0001-*)
-  -h, --help        this text
+  -t, --tree DIR        source tree (default \$BINDLAB_CACHE/linux-6.12)
+  -s, --source TARBALL  unpack this kernel source tarball instead of --tree
+  -p, --patch FILE      the fix (default kernel/patches/0001-*)
+  -h, --help            this text
 output: the culprit's full commit id on stdout
 exit: 0 ok, 1 failure, 2 usage
 EOF
 }
 
 tree=$BINDLAB_CACHE/linux-6.12
+source=
 fix=$(echo "$BL_KERNEL_DIR"/patches/0001-*.patch)
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
+	-s|--source) bl_need_arg "$1" $# "${2-}"; source=$2; shift ;;
 	-p|--patch) bl_need_arg "$1" $# "${2-}"; fix=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
@@ -46,7 +52,11 @@ while [ $# -gt 0 ]; do
 done
 [ $# -eq 1 ] || bl_usage_error "want one DEST"
 repo=$1
-[ -f "$tree/Makefile" ] || bl_usage_error "not a kernel tree: $tree"
+if [ -n "$source" ]; then
+	[ -f "$source" ] || bl_usage_error "no such tarball: $source"
+else
+	[ -f "$tree/Makefile" ] || bl_usage_error "not a kernel tree: $tree"
+fi
 [ -f "$fix" ] || bl_usage_error "no such patch: $fix"
 
 harmless=(Documentation/networking/ip-sysctl.rst net/ipv4/tcp.c
@@ -74,35 +84,63 @@ commit_harmless()
 	git_lab commit -qam "lab $n: harmless change ($f)"
 }
 
-# A finished history ends in commit 6 with a clean tree; a stale bisect
-# from an interrupted run is reset first.
+# A finished history ends in commit 6 with a clean tree and has its tags;
+# a stale bisect or checkout from an interrupted run is undone first.
 if [ -d "$repo/.git" ]; then
 	git_lab bisect reset -q > /dev/null 2>&1 || true
 	if [ "$(git_lab log -1 --format=%s lab 2> /dev/null)" = "$last" ] &&
+	   git_lab rev-parse -q --verify stock > /dev/null &&
+	   git_lab rev-parse -q --verify fixed > /dev/null &&
 	   git_lab checkout -q lab && git_lab diff --quiet HEAD; then
-		git_lab rev-parse lab~2
+		git_lab rev-parse culprit
 		exit 0
 	fi
 fi
 
-bl_log "creating the lab history in $repo"
-rm -rf "$repo"
-bl_link_tree "$tree" "$repo.tmp"
-for f in "${harmless[@]}" $(awk '/^\+\+\+ / { sub(/^b\//, "", $2); print $2 }' "$fix"); do
-	cp -p "$repo.tmp/$f" "$repo.tmp/$f.unshare"
-	mv "$repo.tmp/$f.unshare" "$repo.tmp/$f"
-done
-mv "$repo.tmp" "$repo"
+# DEST.tmp until the last commit: an interrupted run never leaves a
+# repository that looks complete.
+make_tree()
+{
+	local f
 
-patch -d "$repo" -p1 -s --no-backup-if-mismatch < "$fix"
+	rm -rf "$repo" "$repo.tmp"
+	if [ -n "$source" ]; then
+		bl_log "unpacking $source into $repo"
+		mkdir -p "$repo.tmp"
+		bl_nice tar -xJf "$source" -C "$repo.tmp" --strip-components=1
+		return
+	fi
+	bl_link_tree "$tree" "$repo.tmp"
+	for f in "${harmless[@]}" $(awk '/^\+\+\+ / { sub(/^b\//, "", $2); print $2 }' "$fix"); do
+		cp -p "$repo.tmp/$f" "$repo.tmp/$f.unshare"
+		mv "$repo.tmp/$f.unshare" "$repo.tmp/$f"
+	done
+}
+
+bl_log "creating the lab history in $repo"
+make_tree
+name=$(basename "${source:-$tree}")
+repo_final=$repo
+repo=$repo.tmp
 git_lab init -q -b lab
+# A kernel tree's worth of loose objects would start a repack that takes
+# minutes of CPU behind our back; uncompressed objects are quicker to write.
+git_lab config gc.auto 0
+git_lab config maintenance.auto false
+git_lab config core.compression 0
 # Debian's top-level .gitignore ignores everything: add by force.
 bl_nice git -C "$repo" add -A -f
-git_lab commit -qm "lab 1: $(basename "$tree") with $(basename "$fix")"
+git_lab commit -qm "lab 0: $name as is"
+git_lab tag stock
+patch -d "$repo" -p1 -s --no-backup-if-mismatch < "$fix"
+git_lab commit -qam "lab 1: $name with $(basename "$fix")"
+git_lab tag fixed
 commit_harmless 2 "${harmless[0]}"
 commit_harmless 3 "${harmless[1]}"
 patch -d "$repo" -p1 -R -s --no-backup-if-mismatch < "$fix"
 git_lab commit -qam "lab 4: revert $(basename "$fix") (the culprit)"
+git_lab tag culprit
 commit_harmless 5 "${harmless[2]}"
 commit_harmless 6 "${harmless[3]}"
-git_lab rev-parse lab~2
+mv "$repo" "$repo_final"
+git -C "$repo_final" rev-parse culprit
