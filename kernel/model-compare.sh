@@ -23,7 +23,7 @@ options:
   -t, --tree DIR        kernel tree for build.sh --tree
   -n, --name NAME       build.sh --name
   -p, --patch FILE      build.sh --patch (repeatable)
-  -d, --depth N         BINDLAB_MODEL_DEPTH in the guest (default 2)
+  -d, --depth N         BINDLAB_MODEL_DEPTH in the guest (default 3)
   -x, --xfail GLOBS     BINDLAB_XFAIL in the guest: documented disagreements
   -s, --source TARBALL  6.12 source for bind_wildcard.c
                         (default /usr/src/linux-source-6.12.tar.xz)
@@ -38,7 +38,7 @@ example (Debian's 6.1, unpacked into a cache directory):
 EOF
 }
 
-kernel='' tree='' name='' depth=2 xfail='' timeout=1800 out=''
+kernel='' tree='' name='' depth=3 xfail='' timeout=1800 out=''
 source=/usr/src/linux-source-6.12.tar.xz
 patches=()
 
