@@ -118,11 +118,12 @@ done
 mkdir -p "$lab"
 
 # Two runs on one cache would check out commits and clear run directories
-# under each other: they take turns.
+# under each other: they take turns. Every child inherits the lock, so a
+# killed run's VMs still hold it until they end.
 exec 8> "$lab/.lock"
 if ! flock -n 8; then
 	step "waiting for another kernel lab run on $BINDLAB_CACHE"
-	flock 8
+	flock 8 || bl_die 1 "no lock on $lab/.lock"
 fi
 
 # --- 1. the lab repository and the two kernels -------------------------------
