@@ -27,11 +27,11 @@ options:
   -a, --accel MODE      auto (probe KVM once, cache the verdict), kvm or tcg
                         (default auto, or \$BINDLAB_ACCEL)
   -A, --append TEXT     extra kernel command line
-  -I, --icount          TCG only: a virtual clock of one instruction a
-                        nanosecond that skips the guest's idle time
-                        (-icount shift=0,sleep=off): the command starts at
-                        the same early uptime whatever the host's load, and
-                        waits cost no wall time; not for benchmarks
+  -I, --icount          a virtual clock, TCG only (auto picks TCG): one
+                        instruction a nanosecond, the guest's idle time
+                        skipped (-icount shift=0,sleep=off); the command
+                        starts at the same early uptime whatever the host's
+                        load and waits cost no wall time; not for benchmarks
   -v, --verbose         copy the guest console to stderr as it runs
   -h, --help            this text
 OUT gets: console.log (serial console, kernel log and output), output.log
@@ -83,6 +83,7 @@ done
 bl_want_uint --timeout "$vm_timeout" 1
 bl_want_uint --mem "$mem" 128
 case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg" ;; esac
+[ "$accel" != kvm ] || [ "$icount" = 0 ] || bl_usage_error "--icount needs --accel tcg or auto"
 [ -z "$script" ] || [ $# -eq 0 ] || bl_usage_error "give --script or a COMMAND, not both"
 
 for tool in qemu-system-x86_64 cpio gzip base64 setpriv timeout; do
@@ -255,7 +256,6 @@ if [ "$accel" = auto ]; then
 		accel=kvm
 	fi
 fi
-[ "$accel" = tcg ] || [ "$icount" = 0 ] || bl_usage_error "--icount needs --accel tcg"
 
 bl_log "booting $kernel ($accel$([ "$icount" = 0 ] || echo " icount"), ${mem}M, timeout ${vm_timeout}s) -> $out"
 start=$SECONDS
