@@ -192,7 +192,7 @@ static void add_cases(json_t *cases, json_t *more)
 	json_array_foreach(more, i, c) {
 		have = find_case(cases, str(c, "case"));
 		if (!have) {
-			json_array_append(cases, json_deep_copy(c));
+			json_array_append_new(cases, json_deep_copy(c));
 			continue;
 		}
 		/* Pooled rounds must measure the same thing: compare's rules. */
@@ -767,6 +767,9 @@ static int cmd_curve(int argc, char **argv)
 	if (argc != 3)
 		die_usage("curve needs RUN.json DIR");
 	run = load_or_die(argv[1]);
+	if (mkdir(argv[2], 0755) && errno != EEXIST)
+		die_usage("cannot create %s: %s", argv[2], strerror(errno));
+	/* A directory, not a symlink to one: the files go where we think. */
 	if (lstat(argv[2], &st) || !S_ISDIR(st.st_mode))
 		die_usage("%s is not a directory", argv[2]);
 	cases = bl_run_cases(run);

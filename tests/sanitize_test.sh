@@ -46,7 +46,10 @@ san_run "bind_bench ipv6 auto port" "$out/bind_bench" -q -f 6 -p 0 reuseport 3 3
 san_run "bind_bench bad input" "$out/bind_bench" reuseaddr same 10x
 san_run "bindlab_results merge" "$out/bindlab_results" merge "$tmp/run.json" "$crafted"
 san_run "bindlab_results summary" "$out/bindlab_results" summary "$tmp/run.json"
-san_run "bindlab_results compare" "$out/bindlab_results" compare --json "$tmp/c.json" "$tmp/run.json" "$crafted"
+# A second run of the case: a copy of the first would be refused.
+"$here/bind_bench" -q -r 2 -b 5 --json "$tmp/r2.json" reuseaddr alternate 500 >/dev/null 2>&1
+san_run "bindlab_results compare" "$out/bindlab_results" compare --json "$tmp/c.json" "$tmp/run.json" "$tmp/r2.json"
+san_run "bindlab_results compare of a copy" "$out/bindlab_results" compare "$tmp/run.json" "$tmp/run.json"
 san_run "bindlab_results curve" "$out/bindlab_results" curve "$tmp/run.json" "$tmp/curves"
 echo '{"schema": "bindlab.run", "schema_version": 1, "cases": [{"schema": 3}]}' >"$tmp/bad.json"
 san_run "bindlab_results malformed" "$out/bindlab_results" compare "$tmp/bad.json" "$crafted"
