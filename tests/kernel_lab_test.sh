@@ -412,7 +412,7 @@ boot_first()
 	up=$(sed -n 's/^bindlab-vm: kernel .*, uptime \([0-9.]*\)s,.*/\1/p' "$dir/console.log" 2> /dev/null)
 	oks=$(grep -c '^ok ' "$dir/output.log" 2> /dev/null)
 	fails=$(grep -c '^not ok ' "$dir/output.log" 2> /dev/null)
-	first=$(sed -n 's/^not ok [0-9]* \([^ ]*\).*/\1/p' "$dir/output.log" 2> /dev/null | head -n 3 | tr '\n' ' ')
+	first=$(sed -n 's/^not ok [0-9]* \([^ ]*\).*/\1/p' "$dir/output.log" 2> /dev/null | head -n 3 | paste -sd ' ')
 	check "boot_first.$kernel.$prog" \
 		"started at uptime ${up:-?} s, exit $st, ${oks:-0} ok, ${fails:-?} fail${first:+: $first}, $(elapsed "$dir") s" \
 		"$dir/output.log" \
