@@ -24,7 +24,7 @@ KSFT_CACHE := $(BINDLAB_CACHE)/ksft
 endif
 
 LIB_SRCS := $(wildcard $(here)/lib/*.c)
-LOCAL_HDRS += $(here)/lib/bindlab.h $(here)/lib/ksft_bindlab.h
+LOCAL_HDRS += $(wildcard $(here)/lib/*.h)
 
 # kselftest_harness.h has unused parameters in its own macros.
 CFLAGS += -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -I$(KSFT_DIR) -I$(here)/lib
@@ -43,7 +43,7 @@ endif
 LIB_OBJS := $(patsubst $(here)/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
 LIBBINDLAB := $(OUTPUT)/libbindlab.a
 
-$(OUTPUT)/lib/%.o: $(here)/lib/%.c $(here)/lib/bindlab.h
+$(OUTPUT)/lib/%.o: $(here)/lib/%.c $(LOCAL_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
