@@ -5,14 +5,14 @@
 # listening sockets, every sysctl under /proc/sys/net) must be the same
 # after a full run, after two full runs at once, and after runs killed
 # with SIGKILL at random moments; nothing of ours may be left running or
-# mounted. BINDLAB_KILL_TRIALS (default 8) sets the number of random
+# mounted. BINDLAB_KILL_TRIALS (default 5) sets the number of random
 # kills; tests/fail_closed_test.sh kills each phase with each signal.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
 tmp=$(mktemp -d)
-trials=${BINDLAB_KILL_TRIALS:-8}
+trials=${BINDLAB_KILL_TRIALS:-5}
 
 cleanup() {
 	# A trial interrupted by a failure must not leave its group behind.
@@ -26,12 +26,18 @@ snapshot() {
 	grep -v -e ' /proc/' -e '^nsfs ' /proc/mounts | sort
 }
 
-# leftovers: our programs, run.sh, kernel scripts or a qemu of this
-# checkout or of this test's runs. Not the test's own ancestors (make,
-# run_all.sh), nor another checkout's or session's processes.
+# Every run this test starts carries this mark in its environment, and
+# so does everything the run starts: leftovers are exactly ours, not
+# another session's programs of the same checkout (a kernel lab VM).
+mark=BINDLAB_HOST_SAFETY=$$.$RANDOM
+
+# leftovers: the processes with our mark.
 leftovers() {
-	pgrep -af -- "($here|$tmp)/(bind_bench|bind_bhash_test|tw_reuse_loopback|bindlab_results|run\.sh|kernel/)|qemu-system.*$tmp/" |
-		grep -v -e "^$$ " -e pgrep || true
+	local p
+	grep -lsa -- "$mark" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's|/proc/\([0-9]*\)/environ|\1|' | while read -r p; do
+		printf '%s %s\n' "$p" "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
+	done
 }
 
 check_state() {
@@ -53,7 +59,7 @@ make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit; }
 snapshot >"$tmp/before"
 
 # One full run.
-"$here/run.sh" --results "$tmp/full" >"$tmp/full.log" 2>&1
+env "$mark" "$here/run.sh" --results "$tmp/full" >"$tmp/full.log" 2>&1
 rc=$?
 if [ $rc -le 1 ] && grep -q '^results: ' "$tmp/full.log"; then
 	tap_ok "full run completes (exit $rc)"
@@ -65,9 +71,9 @@ check_state "full run"
 # Two full runs at once into one --results, started in the same second:
 # each in its own namespaces and run directory, same verdicts, each with
 # complete results (a run merges only its own files).
-"$here/run.sh" --results "$tmp/c" >"$tmp/c1.log" 2>&1 &
+env "$mark" "$here/run.sh" --results "$tmp/c" >"$tmp/c1.log" 2>&1 &
 p1=$!
-"$here/run.sh" --results "$tmp/c" >"$tmp/c2.log" 2>&1 &
+env "$mark" "$here/run.sh" --results "$tmp/c" >"$tmp/c2.log" 2>&1 &
 p2=$!
 wait $p1
 r1=$?
@@ -101,7 +107,7 @@ check_state "concurrent runs"
 # SIGKILL at random moments of a run, the whole process group at once as
 # a CI timeout or a closed terminal would.
 for i in $(seq 1 "$trials"); do
-	setsid "$here/run.sh" --results "$tmp/k$i" >"$tmp/k.log" 2>&1 &
+	setsid env "$mark" "$here/run.sh" --results "$tmp/k$i" >"$tmp/k.log" 2>&1 &
 	pgid=$!
 	# Anywhere in a run (a default run takes about 35 s here).
 	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.2 + rand() * 35 }')
