@@ -35,16 +35,24 @@ static const struct {
 	struct bm_view view;	/* with ::ffff:a.b.c.d as IPv4 */
 	struct bm_view as_v6;	/* the same without BM_R_MAPPED_IS_V4 */
 } addrs[BM_NR_ADDRS] = {
-	[BM_V4_ANY] = { "v4_any", "0.0.0.0", { K_V4_ANY, 0 } },
-	[BM_V4_LO] = { "v4_local", "127.0.0.1", { K_V4, 1 } },
-	[BM_V4_LO2] = { "v4_local2", "127.0.0.2", { K_V4, 2 } },
-	[BM_V6_ANY] = { "v6_any", "::", { K_V6_ANY, 0 } },
-	[BM_V6_ANY_ONLY] = { "v6_any_only", "::", { K_V6_ANY, 0, true } },
-	[BM_V6_LO] = { "v6_local", "::1", { K_V6, 3 } },
-	[BM_V4M_ANY] = { "v6_v4mapped_any", "::ffff:0.0.0.0",
-			 { K_V4_ANY, 0 }, { K_V6, 4 } },
-	[BM_V4M_LO] = { "v6_v4mapped_local", "::ffff:127.0.0.1",
-			{ K_V4, 1 }, { K_V6, 5 } },
+	[BM_V4_ANY] = { .name = "v4_any", .host = "0.0.0.0",
+			.view = { .kind = K_V4_ANY } },
+	[BM_V4_LO] = { .name = "v4_local", .host = "127.0.0.1",
+		       .view = { .kind = K_V4, .id = 1 } },
+	[BM_V4_LO2] = { .name = "v4_local2", .host = "127.0.0.2",
+			.view = { .kind = K_V4, .id = 2 } },
+	[BM_V6_ANY] = { .name = "v6_any", .host = "::",
+			.view = { .kind = K_V6_ANY } },
+	[BM_V6_ANY_ONLY] = { .name = "v6_any_only", .host = "::",
+			     .view = { .kind = K_V6_ANY, .v6only = true } },
+	[BM_V6_LO] = { .name = "v6_local", .host = "::1",
+		       .view = { .kind = K_V6, .id = 3 } },
+	[BM_V4M_ANY] = { .name = "v6_v4mapped_any", .host = "::ffff:0.0.0.0",
+			 .view = { .kind = K_V4_ANY },
+			 .as_v6 = { .kind = K_V6, .id = 4 } },
+	[BM_V4M_LO] = { .name = "v6_v4mapped_local", .host = "::ffff:127.0.0.1",
+			.view = { .kind = K_V4, .id = 1 },
+			.as_v6 = { .kind = K_V6, .id = 5 } },
 };
 
 static const char * const rule_names[BM_NR_RULES] = {
