@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The project's test command (./run.sh test, make check): unit tests of
-# the library, the command-line contract and bad inputs, the kselftests on
-# the running kernel, the result-file tools, style gates, sanitizers,
-# fuzzing, host safety under SIGKILL and, unless BINDLAB_KERNEL_LAB=0, the
-# kernel lab. Every component speaks TAP/KTAP; tests/tap_report.awk counts
+# the library, the command-line contract, bad inputs and fail-closed
+# verdicts, the kselftests on the running kernel, the result-file tools,
+# style gates, sanitizers, fuzzing, host safety under SIGKILL and, unless
+# BINDLAB_KERNEL_LAB=0, the kernel lab. Every component speaks TAP/KTAP; tests/tap_report.awk counts
 # its cases and shows each failing case's own diagnostics. Ends with one
 # line: "check: N passed, N failed, N skipped". Exit 0 when nothing failed,
 # else 1.
@@ -128,6 +128,7 @@ run_part unit "$here/tests/lib_test"
 run_part cli "$here/tests/cli_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
 run_part degraded "$here/tests/degraded_test.sh"
+run_part fail_closed "$here/tests/fail_closed_test.sh"
 # The kernel's raw verdicts: no declared known regressions here.
 run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
 	make -s -C "$here" run_tests
