@@ -58,6 +58,12 @@ EXTRA_CLEAN += $(LIB_OBJS) $(LIBBINDLAB)
 
 # The project's own tests (README: make check), standalone only.
 ifeq ($(in_tree),)
+# The programs, for the kernel lab (kernel/vm.sh): kselftests on the first
+# line, the other programs on the second.
+print-programs:
+	@echo $(notdir $(TEST_GEN_PROGS))
+	@echo $(notdir $(TEST_GEN_FILES))
+
 # kselftest's runner finds settings only below its BASE_DIR, the kernel
 # tree's selftests directory; standalone, hand it the timeout instead.
 export kselftest_override_timeout ?= $(shell sed -n 's/^timeout=//p' $(here)/settings)
@@ -77,5 +83,5 @@ test-programs: all $(UNIT_TESTS)
 check: test-programs
 	$(here)/tests/run_all.sh
 
-.PHONY: check test-programs
+.PHONY: check test-programs print-programs
 endif

@@ -12,6 +12,22 @@ BL_KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BL_REPO_DIR=$(cd "$BL_KERNEL_DIR/.." && pwd)
 BL_PROG=${BL_PROG:-$(basename "$0")}
 
+# The programs, as the Makefile lists them (make print-programs): sets
+# BL_KSELFTESTS and BL_TOOLS, or logs why not and returns 1 (a harness
+# error: each caller exits with its own code for that).
+bl_programs()
+{
+	local lines
+
+	lines=$(make -s --no-print-directory -C "$BL_REPO_DIR" print-programs 2> /dev/null)
+	BL_KSELFTESTS=$(sed -n 1p <<< "$lines")
+	# shellcheck disable=SC2034 # for the scripts that source this file
+	BL_TOOLS=$(sed -n 2p <<< "$lines")
+	[ -n "$BL_KSELFTESTS" ] && return 0
+	bl_log "error: cannot list the programs (make -C $BL_REPO_DIR print-programs)"
+	return 1
+}
+
 # The four cases of the seed-000 table, as bind_bench MODE ADDRESSES.
 # shellcheck disable=SC2034 # for the scripts that source this file
 BL_SEED_CASES=("reuseaddr same" "reuseaddr alternate"
