@@ -313,19 +313,6 @@ static int a_setup(struct __test_metadata *_metadata, enum a_state state,
 	}
 }
 
-/* A second link for SO_BINDTODEVICE: dummy where the kernel has it. */
-static int other_link(struct bl_why *why)
-{
-	int err = bl_dummy_add(OTHER_LINK);
-
-	if (err)
-		err = bl_veth_add(OTHER_LINK, OTHER_LINK "_peer", -1);
-	if (err)
-		return bl_why_set(why, err, "cannot create a dummy or veth link: %s",
-				  strerror(-err));
-	return 0;
-}
-
 /* SKIP reasons of a row's sockets, or NULL when the row can run here. */
 static const char *cannot_run(const struct sk_spec *sk, size_t n,
 			      struct bl_why *why)
@@ -345,7 +332,7 @@ static const char *cannot_run(const struct sk_spec *sk, size_t n,
 			   OTHER_UID, strerror(errno));
 		return why->msg;
 	}
-	if (link && other_link(why))
+	if (link && bl_other_link_add(OTHER_LINK, why))
 		return why->msg;
 	return NULL;
 }

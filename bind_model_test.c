@@ -578,19 +578,6 @@ static unsigned int env_drop(void)
 	return drop;
 }
 
-/* The second link for SO_BINDTODEVICE: dummy where the kernel has it. */
-static int other_link(struct bl_why *why)
-{
-	int err = bl_dummy_add(OTHER_LINK);
-
-	if (err)
-		err = bl_veth_add(OTHER_LINK, OTHER_LINK "_peer", -1);
-	if (err)
-		return bl_why_set(why, err, "cannot create a dummy or veth link: %s",
-				  strerror(-err));
-	return 0;
-}
-
 /* A fresh namespace, the extra link, the TIME_WAIT peers; or why not. */
 static const char *judge_setup(struct judge *j, struct bl_why *why)
 {
@@ -600,7 +587,8 @@ static const char *judge_setup(struct judge *j, struct bl_why *why)
 	for (v6 = 0; v6 < 2; v6++)
 		for (k = 0; k < BM_MAX_TW; k++)
 			j->peer[v6][k] = -1;
-	if (bl_netns_enter(why) || !bl_ipv6_usable(why) || other_link(why))
+	if (bl_netns_enter(why) || !bl_ipv6_usable(why) ||
+	    bl_other_link_add(OTHER_LINK, why))
 		return why->msg;
 	if (bl_fd_reserve(BM_MAX_SOCKS + 2 * BM_MAX_TW + 16, why))
 		return why->msg;

@@ -84,6 +84,8 @@ int bl_addr_del(const char *ifname, const char *cidr);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);
+/* A link other than lo for SO_BINDTODEVICE: dummy, else veth; 0 or -errno. */
+int bl_other_link_add(const char *name, struct bl_why *why);
 
 /* IPv6 usable here: an AF_INET6 socket can bind to ::1. */
 bool bl_ipv6_usable(struct bl_why *why);

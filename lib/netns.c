@@ -217,6 +217,25 @@ int bl_veth_add(const char *name, const char *peer, int peer_nsfd)
 	return rtnl_talk(nlh);
 }
 
+/*
+ * A second link to bind a socket to (SO_BINDTODEVICE) besides lo: dummy,
+ * or a veth pair where the kernel has no dummy driver.
+ */
+int bl_other_link_add(const char *name, struct bl_why *why)
+{
+	char peer[IFNAMSIZ];
+	int err = bl_dummy_add(name);
+
+	if (err) {
+		snprintf(peer, sizeof(peer), "%sp", name);
+		err = bl_veth_add(name, peer, -1);
+	}
+	if (err)
+		return bl_why_set(why, err, "cannot create a dummy or veth link: %s",
+				  strerror(-err));
+	return 0;
+}
+
 int bl_netns_lo_up(struct bl_why *why)
 {
 	int err = bl_link_up("lo");
