@@ -299,7 +299,7 @@ int bl_tcp_time_wait(int cfd, int lfd, int ms);
  * Before making TIME_WAIT sockets that are to be reused: wait until
  * ktime_get_seconds() is past 0 (only ever waits right after boot).
  */
-int bl_tcp_ts_clock_wait(void);
+void bl_tcp_ts_clock_wait(void);
 
 /* ---- churn.c: the loopback connection churn of seed 004 ---- */
 

@@ -142,6 +142,18 @@ static int churn_one(const struct bl_churn_spec *spec, int lfd,
 	return 0;
 }
 
+/* The listener, once TIME_WAIT sockets made from now on can be reused. */
+static int churn_listen(const char *host, uint16_t port, struct bl_why *why)
+{
+	int lfd = bl_tcp_listen(host, port);
+
+	if (lfd < 0)
+		return bl_why_set(why, lfd, "listen on %s port %u: %s", host,
+				  port, strerror(-lfd));
+	bl_tcp_ts_clock_wait();
+	return lfd;
+}
+
 int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
 		  struct bl_progress *progress, struct bl_why *why)
 {
@@ -159,17 +171,9 @@ int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
 		return bl_why_set(why, err, "cannot read ip_local_port_range: %s",
 				  strerror(-err));
 	len = bl_sockaddr_parse(host, spec->port, &ss);
-	lfd = bl_tcp_listen(host, spec->port);
+	lfd = churn_listen(host, spec->port, why);
 	if (lfd < 0)
-		return bl_why_set(why, lfd, "listen on %s port %u: %s", host,
-				  spec->port, strerror(-lfd));
-
-	/* TIME_WAIT made in the first second after boot is never reused. */
-	err = bl_tcp_ts_clock_wait();
-	if (err) {
-		close(lfd);
-		return bl_why_set(why, err, "CLOCK_MONOTONIC: %s", strerror(-err));
-	}
+		return lfd;
 	start = bl_now_ns();
 	run->stop = BL_CHURN_COUNT;
 	while (run->done < spec->n) {

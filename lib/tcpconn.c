@@ -90,18 +90,16 @@ out:
  * reusable sockets refused. CLOCK_MONOTONIC is the clock behind
  * ktime_get_seconds(); outside that first second this returns at once.
  */
-int bl_tcp_ts_clock_wait(void)
+void bl_tcp_ts_clock_wait(void)
 {
 	struct timespec now;
 
-	if (clock_gettime(CLOCK_MONOTONIC, &now))
-		return -errno;
-	if (now.tv_sec >= 1)
-		return 0;
+	/* CLOCK_MONOTONIC cannot fail; if it did, there is nothing to wait for. */
+	if (clock_gettime(CLOCK_MONOTONIC, &now) || now.tv_sec >= 1)
+		return;
 	/* Into second 1 with a margin: the stamp is taken in softirq. */
 	now.tv_sec = 1;
 	now.tv_nsec = 10 * 1000 * 1000;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &now, NULL) == EINTR)
 		;
-	return 0;
 }
