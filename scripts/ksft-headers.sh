@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unpack the kselftest harness (lib.mk, kselftest_harness.h, kselftest.h,
-# the runner) and checkpatch.pl from Debian's linux-source-* tarball into
-# a cache directory. They are dependencies, never part of this repository.
+# the runner), upstream's net/bind_wildcard.c (whose expectations
+# bind_model_test checks its model against) and checkpatch.pl from Debian's
+# linux-source-* tarball into a cache directory. They are dependencies, never part of this repository.
 #   ksft-headers.sh DEST
 set -eu
 
@@ -35,6 +36,9 @@ tar -xf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
 	"$top/scripts/checkpatch.pl" \
 	"$top/scripts/spelling.txt" \
 	"$top/scripts/const_structs.checkpatch"
+# Older trees have no bind_wildcard.c: model_upstream then SKIPs saying so.
+tar -xf "$tarball" -C "$tmp" --strip-components=1 \
+	"$top/tools/testing/selftests/net/bind_wildcard.c" 2> /dev/null || true
 echo "$tarball" > "$tmp/SOURCE"
 # Publish atomically: a half-unpacked cache must never look complete.
 rm -rf "$dest"
