@@ -200,12 +200,22 @@ static inline int bl_harness_main(int argc, char **argv)
 	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 :
 			   argv[0];
 	struct bl_why why = { "" };
-	int i;
+	int i, c;
 
 	bl_stdio_guard();
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "-h"))
+	/* A long option is an error below: getopt() would read --help as -h. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--", 2))
+			break;
+	/* As getopt() sees them: in "-T -l" the -l is a test's name. */
+	opterr = 0;
+	while ((i == argc || !strcmp(argv[i], "--")) &&
+	       (c = getopt(argc, argv, "+:hlF:f:V:v:t:T:r:")) != -1)
+		if (c == 'h' || c == 'l') {
+			optind = 1;
 			return test_harness_run(argc, argv);
+		}
+	optind = 1;
 	if (bl_harness_check_args(argc, argv, &why)) {
 		fprintf(stderr, "%s: %s\n", prog, why.msg);
 		return BL_EXIT_USAGE;
