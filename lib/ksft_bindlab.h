@@ -207,10 +207,14 @@ static inline int bl_harness_main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strncmp(argv[i], "--", 2))
 			break;
-	/* As getopt() sees them: in "-T -l" the -l is a test's name. */
+	/*
+	 * As getopt() sees them: in "-T -l" the -l is a test's name, and
+	 * after an unknown option the one-line error below, not the usage.
+	 */
 	opterr = 0;
 	while ((i == argc || !strcmp(argv[i], "--")) &&
-	       (c = getopt(argc, argv, "+:hlF:f:V:v:t:T:r:")) != -1)
+	       (c = getopt(argc, argv, "+:hlF:f:V:v:t:T:r:")) != -1 &&
+	       c != '?' && c != ':')
 		if (c == 'h' || c == 'l') {
 			optind = 1;
 			return test_harness_run(argc, argv);
