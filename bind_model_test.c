@@ -681,16 +681,26 @@ FIXTURE_VARIANT_ADD(bind_model, v6_local) { .addr = BM_V6_LO };
 FIXTURE_VARIANT_ADD(bind_model, v6_v4mapped_any) { .addr = BM_V4M_ANY };
 FIXTURE_VARIANT_ADD(bind_model, v6_v4mapped_local) { .addr = BM_V4M_LO };
 
+/* A judge for the test md, of the probes of address only (all: BM_NR_ADDRS). */
+static struct judge *judge_new(struct __test_metadata *md, int only)
+{
+	struct judge *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->md = md;
+	j->only = only;
+	j->drop = env_drop();
+	return j;
+}
+
 FIXTURE_SETUP(bind_model)
 {
 	struct bl_why why = { "" };
 	const char *reason;
 
-	self->j = calloc(1, sizeof(*self->j));
+	self->j = judge_new(_metadata, variant->addr);
 	ASSERT_NE(NULL, self->j);
-	self->j->md = _metadata;
-	self->j->only = variant->addr;
-	self->j->drop = env_drop();
 	self->j->list = getenv("BINDLAB_MODEL_LIST");
 	reason = judge_setup(self->j, &why);
 	if (reason)
@@ -886,11 +896,8 @@ FIXTURE_SETUP(model_rows)
 	struct bl_why why = { "" };
 	const char *reason;
 
-	self->j = calloc(1, sizeof(*self->j));
+	self->j = judge_new(_metadata, BM_NR_ADDRS);
 	ASSERT_NE(NULL, self->j);
-	self->j->md = _metadata;
-	self->j->only = BM_NR_ADDRS;
-	self->j->drop = env_drop();
 	self->j->probe_all_opts = true;
 	reason = judge_setup(self->j, &why);
 	if (reason)

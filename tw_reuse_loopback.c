@@ -1282,17 +1282,15 @@ static void churn_header(const struct churn_opts *o)
 	       o->spec.keep_going ? "yes" : "no", o->rounds);
 }
 
-static int churn_main(int argc, char **argv)
+/*
+ * The command line, the destination and what the kernel must have, before
+ * any work: -1 to go on, else the exit status.
+ */
+static int churn_start(struct churn_opts *o, int argc, char **argv)
 {
-	struct churn_out ***outs;
-	struct churn_sum sums[3] = {};
 	struct bl_why why = { "" };
-	struct churn_opts o;
-	size_t size;
-	long r;
-	int v, ret;
+	int ret = churn_parse(o, argc, argv, &why);
 
-	ret = churn_parse(&o, argc, argv, &why);
 	if (ret > 0) {
 		churn_usage(stdout);
 		return BL_EXIT_PASS;
@@ -1302,19 +1300,34 @@ static int churn_main(int argc, char **argv)
 		churn_usage(stderr);
 		return BL_EXIT_USAGE;
 	}
-	if (o.json && bl_out_check(o.json, &why)) {
+	if (o->json && bl_out_check(o->json, &why)) {
 		fprintf(stderr, "%s: %s\n", prog, why.msg);
 		return BL_EXIT_USAGE;
 	}
 	if (bl_check_args_only())
 		return BL_EXIT_PASS;
-	if (o.json && !strcmp(o.json, "-"))
+	if (o->json && !strcmp(o->json, "-"))
 		bl_stdout_machine();
-	if (o.delay_ms && !bl_sysctl_exists(BL_SYSCTL_TW_DELAY)) {
+	if (o->delay_ms && !bl_sysctl_exists(BL_SYSCTL_TW_DELAY)) {
 		fprintf(stderr, "%s: SKIP: --reuse-delay needs net.ipv4.tcp_tw_reuse_delay (Linux 6.14+), which this kernel lacks\n",
 			prog);
 		return BL_EXIT_SKIP;
 	}
+	return -1;
+}
+
+static int churn_main(int argc, char **argv)
+{
+	struct churn_out ***outs;
+	struct churn_sum sums[3] = {};
+	struct churn_opts o;
+	size_t size;
+	long r;
+	int v, ret;
+
+	ret = churn_start(&o, argc, argv);
+	if (ret >= 0)
+		return ret;
 	size = churn_out_size(&o);
 	outs = calloc(o.nreuse, sizeof(*outs));
 	for (v = 0; outs && v < o.nreuse; v++)
