@@ -5,10 +5,15 @@
 #    harness come from the tree (make -C tools/testing/selftests
 #    TARGETS=net/<dir> run_tests);
 #  - standalone: from KDIR (a kernel tree) or KSFT_DIR (its selftests
-#    directory), else unpacked from Debian's linux-source-* into a cache.
+#    directory), else from the cache scripts/bootstrap.sh unpacks from
+#    Debian's linux-source-*. No rule here installs or fetches anything.
+#
+# Two libraries, dependencies one way: lib/ (libbindlab.a) is what the
+# kselftests need (harness, libc, libmnl); bench/ (libbindlab-bench.a) is
+# the benchmarks' layer on top of it (statistics, JSON through jansson).
 
 TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback bind_model_test
-TEST_GEN_FILES := bind_bench bindlab_results
+TEST_GEN_FILES := bind_bench bindlab_results bind_churn
 
 here := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 BINDLAB_CACHE ?= $(HOME)/.cache/bindlab
@@ -20,41 +25,77 @@ else ifneq ($(KDIR),)
 KSFT_DIR ?= $(abspath $(KDIR))/tools/testing/selftests
 else
 KSFT_DIR ?= $(BINDLAB_CACHE)/ksft/tools/testing/selftests
-KSFT_CACHE := $(BINDLAB_CACHE)/ksft
 endif
 
-LIB_SRCS := $(wildcard $(here)/lib/*.c)
-LOCAL_HDRS += $(wildcard $(here)/lib/*.h)
+ifeq ($(wildcard $(KSFT_DIR)/lib.mk),)
+$(error no kselftest lib.mk in $(KSFT_DIR): run scripts/bootstrap.sh build (it unpacks the harness with scripts/ksft-headers.sh), or set KDIR to a kernel tree)
+endif
 
-# kselftest_harness.h has unused parameters in its own macros.
-CFLAGS += -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -I$(KSFT_DIR) -I$(here)/lib
-CFLAGS += $(shell pkg-config --cflags libmnl jansson 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs libmnl jansson 2>/dev/null || echo -lmnl -ljansson) -lm
+CORE_SRCS := why.c netns.c sysctl.c fdlimit.c progress.c stats.c
+CORE_SRCS += bindloop.c sockaddr.c crowd.c child.c procnet.c addrwait.c
+CORE_SRCS += tcpconn.c parse.c files.c known_regressions.c bind_model.c
+CORE_HDRS := $(here)/lib/bindlab_core.h $(here)/lib/bind_model.h
+CORE_HDRS += $(here)/lib/ksft_bindlab.h
+
+BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
+BENCH_SRCS += compare.c
+BENCH_HDRS := $(here)/bench/bindlab.h
+
+# Every program depends on every header (lib.mk's rule leaves them out of
+# the compiler's inputs).
+LOCAL_HDRS += $(CORE_HDRS) $(BENCH_HDRS)
 
 include $(KSFT_DIR)/lib.mk
 
-# The harness cache is made on demand; make re-reads lib.mk once it exists.
-ifneq ($(KSFT_CACHE),)
-$(KSFT_DIR)/lib.mk:
-	$(here)/scripts/bootstrap.sh build
-	$(here)/scripts/ksft-headers.sh $(KSFT_CACHE)
-endif
+# kselftest_harness.h has unused parameters in its own macros. -Werror
+# only where the project's own CI asks for it (tests/run_all.sh).
+CFLAGS += -O2 -g -Wall -Wextra -Wno-unused-parameter
+CFLAGS += $(if $(filter 1,$(BINDLAB_WERROR)),-Werror)
+CFLAGS += $(KHDR_INCLUDES) -I$(KSFT_DIR) -iquote $(here)/lib
+CFLAGS += $(shell pkg-config --cflags libmnl 2>/dev/null)
+LDLIBS += $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl) -lm
 
-LIB_OBJS := $(patsubst $(here)/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
-LIBBINDLAB := $(OUTPUT)/libbindlab.a
+BENCH_CFLAGS := -iquote $(here)/bench
+BENCH_CFLAGS += $(shell pkg-config --cflags jansson 2>/dev/null)
+BENCH_LDLIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
-$(OUTPUT)/lib/%.o: $(here)/lib/%.c $(LOCAL_HDRS)
+CORE_OBJS := $(CORE_SRCS:%.c=$(OUTPUT)/lib/%.o)
+BENCH_OBJS := $(BENCH_SRCS:%.c=$(OUTPUT)/bench/%.o)
+LIBCORE := $(OUTPUT)/libbindlab.a
+LIBBENCH := $(OUTPUT)/libbindlab-bench.a
+
+$(OUTPUT)/lib/%.o: $(here)/lib/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(LIBBINDLAB): $(LIB_OBJS)
+$(OUTPUT)/bench/%.o: $(here)/bench/%.c $(CORE_HDRS) $(BENCH_HDRS)
+	@mkdir -p $(@D)
+	$(call msg,CC,,$@)
+	$(Q)$(CC) $(CFLAGS) $(BENCH_CFLAGS) -c $< -o $@
+
+$(LIBCORE): $(CORE_OBJS)
 	$(call msg,AR,,$@)
 	$(Q)$(AR) rcs $@ $^
 
-$(TEST_GEN_PROGS) $(TEST_GEN_FILES): $(LIBBINDLAB)
+$(LIBBENCH): $(BENCH_OBJS)
+	$(call msg,AR,,$@)
+	$(Q)$(AR) rcs $@ $^
 
-EXTRA_CLEAN += $(LIB_OBJS) $(LIBBINDLAB)
+# The kselftests: the core library and libmnl, no JSON library.
+$(TEST_GEN_PROGS): $(LIBCORE)
+
+# The benchmarks and result tools: both layers, bench first.
+$(TEST_GEN_FILES): CFLAGS += $(BENCH_CFLAGS)
+$(TEST_GEN_FILES): LDLIBS := $(BENCH_LDLIBS) $(LDLIBS)
+$(TEST_GEN_FILES): $(LIBBENCH) $(LIBCORE)
+
+$(OUTPUT)/bind_churn: $(here)/bench/bind_churn.c $(LIBBENCH) $(LIBCORE) \
+		      $(LOCAL_HDRS)
+	$(call msg,CC,,$@)
+	$(Q)$(LINK.c) $(filter %.c %.a,$^) $(LDLIBS) -o $@
+
+EXTRA_CLEAN += $(CORE_OBJS) $(BENCH_OBJS) $(LIBCORE) $(LIBBENCH)
 
 # The project's own tests (README: make check), standalone only.
 ifeq ($(in_tree),)
@@ -71,13 +112,16 @@ export kselftest_override_timeout ?= $(shell sed -n 's/^timeout=//p' $(here)/set
 UNIT_TESTS := $(OUTPUT)/tests/lib_test
 EXTRA_CLEAN += $(UNIT_TESTS)
 
-$(OUTPUT)/tests/%: $(here)/tests/%.c $(LIBBINDLAB) $(LOCAL_HDRS)
+$(OUTPUT)/tests/%: $(here)/tests/%.c $(LIBBENCH) $(LIBCORE) $(LOCAL_HDRS)
 	@mkdir -p $(@D)
 	$(call msg,CC,,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBBINDLAB) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) $< $(LIBBENCH) \
+		$(LIBCORE) $(BENCH_LDLIBS) $(LDLIBS) -o $@
 
 # run.sh test builds with test-programs and runs run_all.sh itself, so
-# that its exit status is the tests' (make would turn 1 into 2).
+# that its exit status is the tests' (make would turn 1 into 2). The
+# project's CI builds with -Werror.
+test-programs: BINDLAB_WERROR := 1
 test-programs: all $(UNIT_TESTS)
 
 check: test-programs

@@ -628,9 +628,9 @@ FIXTURE_VARIANT_ADD(bind_conflict, v6_time_wait_addr_addr)
 { ROW(A_TIME_WAIT, V6_LO, RA, RA, 0, 0) };
 FIXTURE_VARIANT_ADD(bind_conflict, v6_time_wait_none_addr)
 { ROW(A_TIME_WAIT, V6_LO, 0, RA, EADDRINUSE, 0) };
-FIXTURE_VARIANT_ADD(bind_conflict, v4mapped_time_wait_addr_addr)
+FIXTURE_VARIANT_ADD(bind_conflict, v6_v4mapped_time_wait_addr_addr)
 { ROW(A_TIME_WAIT, V4M_LO, RA, RA, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_conflict, v4mapped_autobind_none_none)
+FIXTURE_VARIANT_ADD(bind_conflict, v6_v4mapped_autobind_none_none)
 { ROW(A_AUTOBIND, V4M_LO, 0, 0, EADDRINUSE, 0) };
 
 FIXTURE_VARIANT_ADD(bind_conflict, mixed_time_wait_addr_addr)
@@ -646,7 +646,7 @@ FIXTURE_VARIANT_ADD(bind_conflict, mixed_time_wait_none_none)
 };
 
 /* SO_REUSEPORT wants one uid; TIME_WAIT and SO_REUSEADDR do not care. */
-FIXTURE_VARIANT_ADD(bind_conflict, uid_bound_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_bound_port_port)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO, .opts = RP },
@@ -660,56 +660,56 @@ FIXTURE_VARIANT_ADD(bind_conflict, uid_a_bound_port_port)
 		{ .addr = V4_LO, .opts = RP, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_bound_both_both)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_bound_both_both)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO, .opts = RA | RP },
 		{ .addr = V4_LO, .opts = RA | RP, .other_uid = true } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_listen_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_listen_port_port)
 {
 	.state = A_LISTEN,
 	.sk = { { .addr = V4_LO, .opts = RP },
 		{ .addr = V4_LO, .opts = RP, .other_uid = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_listen_both_both)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_listen_both_both)
 {
 	.state = A_LISTEN,
 	.sk = { { .addr = V4_LO, .opts = RA | RP },
 		{ .addr = V4_LO, .opts = RA | RP, .other_uid = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_listen_later_both_both)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_listen_later_both_both)
 {
 	.state = A_LISTEN_LATER,
 	.sk = { { .addr = V4_LO, .opts = RA | RP },
 		{ .addr = V4_LO, .opts = RA | RP, .other_uid = true, .listen_err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_child_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_child_port_port)
 {
 	.state = A_CHILD,
 	.sk = { { .addr = V4_LO, .opts = RP },
 		{ .addr = V4_LO, .opts = RP, .other_uid = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_autobind_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_autobind_port_port)
 {
 	.state = A_AUTOBIND,
 	.sk = { { .addr = V4_LO, .opts = RP },
 		{ .addr = V4_LO, .opts = RP, .other_uid = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_time_wait_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_time_wait_port_port)
 {
 	.state = A_TIME_WAIT,
 	.sk = { { .addr = V4_LO, .opts = RP },
 		{ .addr = V4_LO, .opts = RP, .other_uid = true } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, uid_time_wait_none_port)
+FIXTURE_VARIANT_ADD(bind_conflict, uid_b_time_wait_none_port)
 {
 	.state = A_TIME_WAIT,
 	.sk = { { .addr = V4_LO },
@@ -725,25 +725,25 @@ FIXTURE_VARIANT_ADD(bind_conflict, uid_time_wait_none_port)
 		{ .addr = (a_addr), .dev = (a_dev) },			\
 		{ .addr = (b_addr), .dev = (b_dev), .err = (b_err) } }
 
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_other)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_other)
 { DEV_ROW(V4_ANY, DEV_LO, V4_ANY, DEV_OTHER, 0) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_lo)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_lo)
 { DEV_ROW(V4_ANY, DEV_LO, V4_ANY, DEV_LO, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_none)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_none)
 { DEV_ROW(V4_ANY, DEV_LO, V4_ANY, DEV_NONE, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_none_lo)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_none_lo)
 { DEV_ROW(V4_ANY, DEV_NONE, V4_ANY, DEV_LO, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_none_other)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_none_other)
 { DEV_ROW(V4_ANY, DEV_NONE, V4_ANY, DEV_OTHER, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_other_other)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_other_other)
 { DEV_ROW(V4_ANY, DEV_OTHER, V4_ANY, DEV_OTHER, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_other_specific)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_other_specific)
 { DEV_ROW(V4_LO, DEV_LO, V4_LO, DEV_OTHER, 0) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_other_v6)
+FIXTURE_VARIANT_ADD(bind_conflict, v6_dev_bound_lo_other)
 { DEV_ROW(V6_ANY, DEV_LO, V6_ANY, DEV_OTHER, 0) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_none_v6)
+FIXTURE_VARIANT_ADD(bind_conflict, v6_dev_bound_lo_none)
 { DEV_ROW(V6_ANY, DEV_LO, V6_ANY, DEV_NONE, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_other_mixed)
+FIXTURE_VARIANT_ADD(bind_conflict, mixed_dev_bound_lo_other)
 { DEV_ROW(V6_ANY, DEV_LO, V4_ANY, DEV_OTHER, 0) };
 
 FIXTURE_VARIANT_ADD(bind_conflict, dev_listen_lo_other)
@@ -753,14 +753,14 @@ FIXTURE_VARIANT_ADD(bind_conflict, dev_listen_lo_other)
 		{ .addr = V4_ANY, .dev = DEV_OTHER } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_other_port0)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_other_b_port0)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_ANY, .dev = DEV_LO },
 		{ .addr = V4_ANY, .dev = DEV_OTHER, .port0 = true } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_lo_port0)
+FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_lo_b_port0)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_ANY, .dev = DEV_LO },
@@ -779,17 +779,17 @@ FIXTURE_VARIANT_ADD(bind_conflict, dev_lo_lo_port0)
 		{ .addr = V4_ANY, .opts = (opts_) },			\
 		{ .addr = V4_ANY, .opts = (opts_) } }
 
-FIXTURE_VARIANT_ADD(bind_conflict, first_reuseaddr)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_addr_addr_addr)
 { FIRST_ROW(RA, false) };
-FIXTURE_VARIANT_ADD(bind_conflict, first_reuseport)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_port_port_port)
 { FIRST_ROW(RP, false) };
-FIXTURE_VARIANT_ADD(bind_conflict, first_both)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_both_both_both)
 { FIRST_ROW(RA | RP, false) };
-FIXTURE_VARIANT_ADD(bind_conflict, first_reuseaddr_port0)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_addr_addr_addr_a_port0)
 { FIRST_ROW(RA, true) };
-FIXTURE_VARIANT_ADD(bind_conflict, first_reuseport_port0)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_port_port_port_a_port0)
 { FIRST_ROW(RP, true) };
-FIXTURE_VARIANT_ADD(bind_conflict, first_both_port0)
+FIXTURE_VARIANT_ADD(bind_conflict, first_bound_both_both_both_a_port0)
 { FIRST_ROW(RA | RP, true) };
 
 /*
@@ -797,7 +797,7 @@ FIXTURE_VARIANT_ADD(bind_conflict, first_both_port0)
  * its first bind() were happening when an owner, or another address's
  * owner, is there already.
  */
-FIXTURE_VARIANT_ADD(bind_conflict, guard_existing_owner)
+FIXTURE_VARIANT_ADD(bind_conflict, guard_bound_port_both_addr_existing_owner)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_ANY, .opts = RP },
@@ -805,7 +805,7 @@ FIXTURE_VARIANT_ADD(bind_conflict, guard_existing_owner)
 		{ .addr = V4_ANY, .opts = RA, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, guard_new_address)
+FIXTURE_VARIANT_ADD(bind_conflict, guard_bound_none_port_port_new_address)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO },
@@ -818,21 +818,21 @@ FIXTURE_VARIANT_ADD(bind_conflict, guard_new_address)
  * a port only if no reuse option is needed to share it, and never a port
  * that a TIME_WAIT socket holds on the address.
  */
-FIXTURE_VARIANT_ADD(bind_conflict, port0_a_none_none)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_a_bound_none_none)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO, .port0 = true },
 		{ .addr = V4_LO, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, port0_b_addr_addr)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_b_bound_addr_addr)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO, .opts = RA },
 		{ .addr = V4_LO, .opts = RA, .port0 = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, port0_b_port_port)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_b_bound_port_port)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO, .opts = RP },
@@ -853,20 +853,20 @@ FIXTURE_VARIANT_ADD(bind_conflict, port0_b_time_wait_addr_addr)
 		{ .addr = V4_LO, .opts = RA, .port0 = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, port0_b_other_address)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_b_bound_none_none_other_address)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO }, { .addr = V4_LO2, .port0 = true } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, port0_b_wildcard)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_b_bound_none_none_wildcard)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V4_LO },
 		{ .addr = V4_ANY, .port0 = true, .err = EADDRINUSE } },
 };
 
-FIXTURE_VARIANT_ADD(bind_conflict, port0_b_other_family)
+FIXTURE_VARIANT_ADD(bind_conflict, port0_b_bound_none_none_other_family)
 {
 	.state = A_BOUND,
 	.sk = { { .addr = V6_LO }, { .addr = V4_LO, .port0 = true } },
@@ -957,138 +957,138 @@ TEST_F(bind_addr, port0)
 
 FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_any)
 { PAIR(V4_ANY, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_local)
 { PAIR(V4_ANY, 0, V4_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_local2)
 { PAIR(V4_ANY, 0, V4_LO2, 0, EADDRINUSE) };
 FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_any)
 { PAIR(V4_ANY, 0, V6_ANY, 0, EADDRINUSE) };
 FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_any_only)
 { PAIR(V4_ANY, 0, V6_ANY, V6ONLY, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_local)
 { PAIR(V4_ANY, 0, V6_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_v4mapped_any)
 { PAIR(V4_ANY, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_any__v6_v4mapped_local)
 { PAIR(V4_ANY, 0, V4M_LO, 0, EADDRINUSE) };
 
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v4_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v4_any)
 { PAIR(V4_LO, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v4_local)
 { PAIR(V4_LO, 0, V4_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v4_local2)
 { PAIR(V4_LO, 0, V4_LO2, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v6_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v6_any)
 { PAIR(V4_LO, 0, V6_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v6_any_only)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v6_any_only)
 { PAIR(V4_LO, 0, V6_ANY, V6ONLY, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v6_local)
 { PAIR(V4_LO, 0, V6_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v6_v4mapped_any)
 { PAIR(V4_LO, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local__v6_v4mapped_local)
 { PAIR(V4_LO, 0, V4M_LO, 0, EADDRINUSE) };
 
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v4_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v4_any)
 { PAIR(V4_LO2, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v4_local)
 { PAIR(V4_LO2, 0, V4_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v4_local2)
 { PAIR(V4_LO2, 0, V4_LO2, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v6_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v6_any)
 { PAIR(V4_LO2, 0, V6_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v6_any_only)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v6_any_only)
 { PAIR(V4_LO2, 0, V6_ANY, V6ONLY, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v6_local)
 { PAIR(V4_LO2, 0, V6_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v6_v4mapped_any)
 { PAIR(V4_LO2, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4_lo2__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v4_local2__v6_v4mapped_local)
 { PAIR(V4_LO2, 0, V4M_LO, 0, 0) };
 
 FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4_any)
 { PAIR(V6_ANY, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4_local)
 { PAIR(V6_ANY, 0, V4_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4_local2)
 { PAIR(V6_ANY, 0, V4_LO2, 0, EADDRINUSE) };
 FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_any)
 { PAIR(V6_ANY, 0, V6_ANY, 0, EADDRINUSE) };
 FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_any_only)
 { PAIR(V6_ANY, 0, V6_ANY, V6ONLY, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_local)
 { PAIR(V6_ANY, 0, V6_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_v4mapped_any)
 { PAIR(V6_ANY, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any__v6_v4mapped_local)
 { PAIR(V6_ANY, 0, V4M_LO, 0, EADDRINUSE) };
 
 FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4_any)
 { PAIR(V6_ANY, V6ONLY, V4_ANY, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4_local)
 { PAIR(V6_ANY, V6ONLY, V4_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4_local2)
 { PAIR(V6_ANY, V6ONLY, V4_LO2, 0, 0) };
 FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_any)
 { PAIR(V6_ANY, V6ONLY, V6_ANY, 0, EADDRINUSE) };
 FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_any_only)
 { PAIR(V6_ANY, V6ONLY, V6_ANY, V6ONLY, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_local)
 { PAIR(V6_ANY, V6ONLY, V6_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_v4mapped_any)
 { PAIR(V6_ANY, V6ONLY, V4M_ANY, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_any_only__v6_v4mapped_local)
 { PAIR(V6_ANY, V6ONLY, V4M_LO, 0, 0) };
 
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v4_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v4_any)
 { PAIR(V6_LO, 0, V4_ANY, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v4_local)
 { PAIR(V6_LO, 0, V4_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v4_local2)
 { PAIR(V6_LO, 0, V4_LO2, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v6_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v6_any)
 { PAIR(V6_LO, 0, V6_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v6_any_only)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v6_any_only)
 { PAIR(V6_LO, 0, V6_ANY, V6ONLY, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v6_local)
 { PAIR(V6_LO, 0, V6_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v6_v4mapped_any)
 { PAIR(V6_LO, 0, V4M_ANY, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v6_lo__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_local__v6_v4mapped_local)
 { PAIR(V6_LO, 0, V4M_LO, 0, 0) };
 
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v4_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v4_any)
 { PAIR(V4M_ANY, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v4_local)
 { PAIR(V4M_ANY, 0, V4_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v4_local2)
 { PAIR(V4M_ANY, 0, V4_LO2, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v6_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v6_any)
 { PAIR(V4M_ANY, 0, V6_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v6_any_only)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v6_any_only)
 { PAIR(V4M_ANY, 0, V6_ANY, V6ONLY, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v6_local)
 { PAIR(V4M_ANY, 0, V6_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v6_v4mapped_any)
 { PAIR(V4M_ANY, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_any__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_any__v6_v4mapped_local)
 { PAIR(V4M_ANY, 0, V4M_LO, 0, EADDRINUSE) };
 
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v4_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v4_any)
 { PAIR(V4M_LO, 0, V4_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v4_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v4_local)
 { PAIR(V4M_LO, 0, V4_LO, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v4_lo2)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v4_local2)
 { PAIR(V4M_LO, 0, V4_LO2, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v6_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v6_any)
 { PAIR(V4M_LO, 0, V6_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v6_any_only)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v6_any_only)
 { PAIR(V4M_LO, 0, V6_ANY, V6ONLY, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v6_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v6_local)
 { PAIR(V4M_LO, 0, V6_LO, 0, 0) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v4mapped_any)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v6_v4mapped_any)
 { PAIR(V4M_LO, 0, V4M_ANY, 0, EADDRINUSE) };
-FIXTURE_VARIANT_ADD(bind_addr, v4mapped_lo__v4mapped_lo)
+FIXTURE_VARIANT_ADD(bind_addr, v6_v4mapped_local__v6_v4mapped_local)
 { PAIR(V4M_LO, 0, V4M_LO, 0, EADDRINUSE) };
 
 /* ---- bind_fastreuse: seed 000 ---- */
@@ -1284,9 +1284,9 @@ FIXTURE_VARIANT(bind_bhash2)
 	const char *wildcard;
 };
 
-FIXTURE_VARIANT_ADD(bind_bhash2, ipv4)
+FIXTURE_VARIANT_ADD(bind_bhash2, v4)
 { .family = BL_FAM_INET, .wildcard = V4_ANY };
-FIXTURE_VARIANT_ADD(bind_bhash2, ipv6)
+FIXTURE_VARIANT_ADD(bind_bhash2, v6)
 { .family = BL_FAM_INET6, .wildcard = V6_ANY };
 
 /*

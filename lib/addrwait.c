@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 #define RTF_LOCAL_FLAG	0x80000000U	/* RTF_LOCAL of linux/ipv6_route.h */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 static const char * const family_names[] = {
 	[BL_FAM_INET] = "ipv4",

@@ -7,7 +7,7 @@
  * bl_bind_loop(), reports on a pipe, then holds its sockets until the
  * control pipe reaches EOF: bl_crowd_release() closes it, and so does the
  * death of the caller, which also sends the children SIGKILL
- * (PR_SET_PDEATHSIG). Children stay in the caller's process group, so a
+ * (bl_child_run()). Children stay in the caller's process group, so a
  * kselftest timeout kills them too.
  */
 #include <errno.h>
@@ -16,11 +16,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 /* A child binding its share reports within this time, or is killed. */
 #define CROWD_REPORT_MS		60000
@@ -34,18 +33,26 @@ struct crowd_report {
 	char msg[200];
 };
 
-static __noreturn
-void crowd_child(const struct bl_bind_spec *spec, pid_t parent, int ctl, int rep)
+/* What a child of the crowd is given: its share and the pipes' ends. */
+struct crowd_job {
+	struct bl_bind_spec share;
+	int ctl, rep;		/* the child's ends */
+	int ctl_w, rep_r;	/* the parent's, closed in the child */
+};
+
+static int crowd_child(void *arg)
 {
+	const struct crowd_job *j = arg;
+	const struct bl_bind_spec *spec = &j->share;
 	struct crowd_report r = { 0 };
 	struct bl_bind_run run;
 	struct bl_why why = { "" };
+	int ctl = j->ctl, rep = j->rep;
 	unsigned int lo = ctl < rep ? ctl : rep, hi = ctl < rep ? rep : ctl;
 	char c;
 
-	/* The parent may have died between fork() and prctl(). */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-		_exit(1);
+	close(j->ctl_w);
+	close(j->rep_r);
 	/*
 	 * Sockets the caller held at fork time must close when the caller
 	 * closes them, not when the crowd goes: keep only stdio and pipes.
@@ -64,12 +71,12 @@ void crowd_child(const struct bl_bind_spec *spec, pid_t parent, int ctl, int rep
 	snprintf(r.msg, sizeof(r.msg), "%s", why.msg);
 	/* Smaller than PIPE_BUF: one atomic write. */
 	if (write(rep, &r, sizeof(r)) != sizeof(r))
-		_exit(1);
+		return 1;
 	close(rep);
 
 	while (read(ctl, &c, 1) < 0 && errno == EINTR)
 		;
-	_exit(0);
+	return 0;
 }
 
 static int crowd_read_report(int fd, struct crowd_report *r, int ms)
@@ -97,32 +104,80 @@ static int crowd_read_report(int fd, struct crowd_report *r, int ms)
 	return 0;
 }
 
-int bl_crowd_fill(struct bl_crowd *c, const struct bl_bind_spec *spec,
-		  struct bl_why *why)
+/* How many children, each binding about per_child sockets. */
+static int crowd_plan(struct bl_crowd *c, const struct bl_bind_spec *spec,
+		      long *per_child, struct bl_why *why)
 {
-	int ctl[2], rep[2], i, err = 0;
-	struct bl_bind_spec share;
-	struct crowd_report r;
-	long per_child, left;
-	pid_t self = getpid();
-	uint64_t t0;
+	long per = bl_fd_hard_limit() - BL_FD_SLACK;
 
-	memset(c, 0, sizeof(*c));
 	if (!spec->port || spec->n < 1)
 		return bl_why_set(why, EINVAL, "a crowd needs a port and sockets");
-
-	per_child = bl_fd_hard_limit() - BL_FD_SLACK;
-	if (per_child < 1)
+	if (per < 1)
 		return bl_why_set(why, EMFILE, "RLIMIT_NOFILE leaves no room for sockets");
-	c->nchild = (spec->n + per_child - 1) / per_child;
+	c->nchild = (spec->n + per - 1) / per;
 	if (c->nchild > BL_CROWD_MAX_CHILDREN)
 		return bl_why_set(why, EMFILE,
 				  "%ld sockets need %d processes at RLIMIT_NOFILE %ld, more than %d",
 				  spec->n, c->nchild, bl_fd_hard_limit(),
 				  BL_CROWD_MAX_CHILDREN);
 	/* Even shares: every child binds about as long as the others. */
-	per_child = (spec->n + c->nchild - 1) / c->nchild;
+	*per_child = (spec->n + c->nchild - 1) / c->nchild;
+	return 0;
+}
 
+/* Fork the children, each with its share; c->nchild: those forked. */
+static int crowd_spawn(struct bl_crowd *c, const struct bl_bind_spec *spec,
+		       long per_child, struct crowd_job *job,
+		       struct bl_why *why)
+{
+	long left = spec->n;
+	int i;
+
+	for (i = 0; i < c->nchild; i++) {
+		job->share = *spec;
+		job->share.n = left < per_child ? left : per_child;
+		left -= job->share.n;
+		c->pids[i] = bl_child_run(crowd_child, job);
+		if (c->pids[i] < 0) {
+			c->nchild = i;
+			return bl_why_set(why, c->pids[i], "fork: %s",
+					  strerror(-c->pids[i]));
+		}
+	}
+	return 0;
+}
+
+/* Every child's report: what it bound, or why it could not. */
+static int crowd_collect(struct bl_crowd *c, int rep, struct bl_why *why)
+{
+	struct crowd_report r;
+	int i, err;
+
+	for (i = 0; i < c->nchild; i++) {
+		err = crowd_read_report(rep, &r, CROWD_REPORT_MS);
+		if (err)
+			return bl_why_set(why, err, "crowd child did not report: %s",
+					  strerror(-err));
+		c->n += r.bound;
+		c->bind_ns += r.bind_ns;
+		if (r.err)
+			return bl_why_set(why, r.err, "crowd child: %s", r.msg);
+	}
+	return 0;
+}
+
+int bl_crowd_fill(struct bl_crowd *c, const struct bl_bind_spec *spec,
+		  struct bl_why *why)
+{
+	struct crowd_job job;
+	int ctl[2], rep[2], err;
+	long per_child = 0;
+	uint64_t t0;
+
+	memset(c, 0, sizeof(*c));
+	err = crowd_plan(c, spec, &per_child, why);
+	if (err)
+		return err;
 	if (pipe2(ctl, O_CLOEXEC))
 		return bl_why_set(why, errno, "pipe: %s", strerror(errno));
 	if (pipe2(rep, O_CLOEXEC)) {
@@ -133,43 +188,15 @@ int bl_crowd_fill(struct bl_crowd *c, const struct bl_bind_spec *spec,
 	}
 	c->ctl = ctl[1];
 	c->active = true;
+	job = (struct crowd_job){ .ctl = ctl[0], .rep = rep[1],
+				  .ctl_w = ctl[1], .rep_r = rep[0] };
 
 	t0 = bl_now_ns();
-	left = spec->n;
-	for (i = 0; i < c->nchild; i++) {
-		share = *spec;
-		share.n = left < per_child ? left : per_child;
-		left -= share.n;
-		fflush(NULL);
-		c->pids[i] = fork();
-		if (c->pids[i] < 0) {
-			err = bl_why_set(why, errno, "fork: %s", strerror(errno));
-			c->nchild = i;
-			break;
-		}
-		if (!c->pids[i]) {
-			close(ctl[1]);
-			close(rep[0]);
-			crowd_child(&share, self, ctl[0], rep[1]);
-		}
-	}
+	err = crowd_spawn(c, spec, per_child, &job, why);
 	close(ctl[0]);
 	close(rep[1]);
-
-	for (i = 0; !err && i < c->nchild; i++) {
-		err = crowd_read_report(rep[0], &r, CROWD_REPORT_MS);
-		if (err) {
-			bl_why_set(why, err, "crowd child did not report: %s",
-				   strerror(-err));
-			break;
-		}
-		c->n += r.bound;
-		c->bind_ns += r.bind_ns;
-		if (r.err) {
-			err = bl_why_set(why, r.err, "crowd child: %s", r.msg);
-			break;
-		}
-	}
+	if (!err)
+		err = crowd_collect(c, rep[0], why);
 	close(rep[0]);
 	c->fill_ns = bl_now_ns() - t0;
 	if (err)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 long bl_fd_hard_limit(void)
 {

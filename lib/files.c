@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 static int kind_error(const struct stat *st, const char *path,
 		      struct bl_why *why)
@@ -171,28 +171,6 @@ int bl_file_write(const char *path, const char *data, size_t len,
 		return bl_why_set(why, err, "%s: %s", path, strerror(-err));
 	}
 	return 0;
-}
-
-int bl_json_save(json_t *root, const char *path, struct bl_why *why)
-{
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
-	size_t len;
-	char *nl;
-	int err;
-
-	if (!text)
-		return bl_why_set(why, ENOMEM, "%s: out of memory", path);
-	len = strlen(text);
-	nl = realloc(text, len + 2);
-	if (!nl) {
-		free(text);
-		return bl_why_set(why, ENOMEM, "%s: out of memory", path);
-	}
-	nl[len] = '\n';
-	nl[len + 1] = '\0';
-	err = bl_file_write(path, nl, len + 1, why);
-	free(nl);
-	return err;
 }
 
 FILE *bl_open_regular(const char *path, long max_bytes, struct bl_why *why)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 static bool match_list(const char *list, const char *name)
 {

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 /*
  * TEST_F()'s wrapper in kselftest_harness.h keeps fork()'s result across

@@ -24,19 +24,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
-#include "bindlab.h"
-
-int bl_why_set(struct bl_why *why, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why) {
-		va_start(ap, fmt);
-		vsnprintf(why->msg, sizeof(why->msg), fmt, ap);
-		va_end(ap);
-	}
-	return err > 0 ? -err : err;
-}
+#include "bindlab_core.h"
 
 /* Send one request and wait for its ACK; returns 0 or -errno. */
 static int rtnl_talk(struct nlmsghdr *nlh)

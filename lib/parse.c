@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 /* -?[0-9]+ (integer) or -?[0-9]+(\.[0-9]+)? (real). */
 static bool number_syntax(const char *s, bool real)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 static long count_file(const char *path, int state, uint16_t lport)
 {

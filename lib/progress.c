@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 #define PROGRESS_AFTER_NS	2000000000ULL
 #define PROGRESS_EVERY_NS	250000000ULL

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 socklen_t bl_sockaddr_parse(const char *host, uint16_t port,
 			    struct sockaddr_storage *ss)

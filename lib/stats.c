@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
-static int cmp_double(const void *a, const void *b)
+int bl_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -46,7 +46,7 @@ static double *sorted_copy(const double *v, size_t n)
 	if (!s)
 		return NULL;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), bl_cmp_double);
 	return s;
 }
 
@@ -154,7 +154,7 @@ int bl_bootstrap_median_ci(const double *v, size_t n, unsigned int iters,
 	}
 	for (i = 0; i < iters; i++)
 		meds[i] = resampled_median(v, n, scratch, &state);
-	qsort(meds, iters, sizeof(*meds), cmp_double);
+	qsort(meds, iters, sizeof(*meds), bl_cmp_double);
 	*lo = bl_quantile_sorted(meds, iters, 0.025);
 	*hi = bl_quantile_sorted(meds, iters, 0.975);
 	free(scratch);
@@ -185,7 +185,7 @@ int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 		ratios[i] = resampled_median(b, nb, sb, &state) /
 			    (ma > 0 ? ma : NAN);
 	}
-	qsort(ratios, iters, sizeof(*ratios), cmp_double);
+	qsort(ratios, iters, sizeof(*ratios), bl_cmp_double);
 	*lo = bl_quantile_sorted(ratios, iters, 0.025);
 	*hi = bl_quantile_sorted(ratios, iters, 0.975);
 out:
@@ -224,56 +224,4 @@ int bl_stats_compute(const double *v, size_t n, struct bl_stats *st)
 	err = bl_bootstrap_median_ci(v, n, BL_BOOTSTRAP_ITERS, 0, &st->ci_lo,
 				     &st->ci_hi);
 	return err;
-}
-
-struct ranked {
-	double v;
-	int group;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	return cmp_double(&((const struct ranked *)a)->v,
-			  &((const struct ranked *)b)->v);
-}
-
-double bl_mann_whitney_p(const double *a, size_t na, const double *b,
-			 size_t nb)
-{
-	double ra = 0, ties = 0, u, mu, sigma, z, rank, t;
-	size_t n = na + nb, i, j, k;
-	struct ranked *r;
-
-	if (!na || !nb)
-		return NAN;
-	r = malloc(n * sizeof(*r));
-	if (!r)
-		return NAN;
-	for (i = 0; i < na; i++)
-		r[i] = (struct ranked){ a[i], 0 };
-	for (i = 0; i < nb; i++)
-		r[na + i] = (struct ranked){ b[i], 1 };
-	qsort(r, n, sizeof(*r), cmp_ranked);
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
-			;
-		/* Tied values share the mean of the ranks they span. */
-		rank = (i + 1 + j) / 2.0;
-		t = j - i;
-		ties += t * t * t - t;
-		for (k = i; k < j; k++)
-			if (!r[k].group)
-				ra += rank;
-	}
-	free(r);
-	u = ra - na * (na + 1) / 2.0;
-	mu = na * nb / 2.0;
-	sigma = sqrt(na * nb / 12.0 * ((n + 1) - ties / ((double)n * (n - 1))));
-	if (sigma == 0)
-		return 1.0;
-	/* Continuity correction towards the mean. */
-	z = (fabs(u - mu) - 0.5) / sigma;
-	if (z < 0)
-		z = 0;
-	return erfc(z / sqrt(2.0));
 }

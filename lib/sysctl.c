@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 static int sysctl_path(const char *key, char *path, size_t len)
 {

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bindlab.h"
+#include "bindlab_core.h"
 
 int bl_tcp_listen(const char *host, uint16_t port)
 {

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bindlab: the one helper library of the TCP port-binding selftests.
+ * bindlab core: what the kselftest programs of the suite need, and
+ * nothing more. Private network namespaces and rtnetlink (libmnl),
+ * per-namespace sysctls, file descriptor headroom, timing, the statistics
+ * a verdict needs, the bind() cost loop shared with the benchmark, the
+ * TCP helpers of the tcp_tw_reuse tests, and children that die with
+ * their parent.
  *
- * Every program of the suite links it: private network namespaces and
- * rtnetlink (libmnl), per-namespace sysctls, file descriptor headroom,
- * monotonic timing, statistics, the bind() cost loop shared by the
- * benchmark and the regression test, and JSON results (jansson).
+ * No JSON here: the benchmarks' layer (bench/bindlab.h) includes this
+ * header, never the reverse.
  *
  * Functions return 0 or a negative errno unless documented otherwise.
  * Those that may have to explain a SKIP take a struct bl_why.
  */
-#ifndef BINDLAB_H
-#define BINDLAB_H
+#ifndef BINDLAB_CORE_H
+#define BINDLAB_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,11 +23,7 @@
 #include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-
-#define BINDLAB_VERSION		"0.1.0"
-#define BINDLAB_SCHEMA		"bindlab.result"
-#define BINDLAB_RUN_SCHEMA	"bindlab.run"
-#define BINDLAB_SCHEMA_VERSION	1
+#include <sys/types.h>
 
 /*
  * bind() cost growth (last 10% over first 10% of binds) above which the
@@ -55,8 +54,16 @@ struct bl_why {
 	char msg[256];
 };
 
+/* ---- why.c: errors explained ---- */
+
+/* Fill why->msg; returns -err (err may be given with either sign). */
 __printf(3, 4)
 int bl_why_set(struct bl_why *why, int err, const char *fmt, ...);
+/*
+ * "EADDRINUSE" for EADDRINUSE or -EADDRINUSE, "success" for 0: the one
+ * spelling of an errno in every test's messages.
+ */
+const char *bl_errname(int err);
 
 /* ---- netns.c: namespaces and rtnetlink ---- */
 
@@ -105,6 +112,21 @@ int bl_sysctl_read_long(const char *key, long *val);
 int bl_sysctl_write_long(const char *key, long val);
 bool bl_sysctl_exists(const char *key);
 
+/* ---- child.c: children that die with their parent ---- */
+
+/*
+ * fork(); the child runs fn(arg) and exits with its return value. It gets
+ * SIGKILL when the caller dies (PR_SET_PDEATHSIG) and exits 1 at once when
+ * the caller died before that was set. Returns the child's pid or -errno.
+ */
+pid_t bl_child_run(int (*fn)(void *arg), void *arg);
+/*
+ * waitpid() for a child of bl_child_run(), status as waitpid() gives it.
+ * limit_ms > 0: past it the child is killed and -ETIMEDOUT returned (the
+ * status then says SIGKILL). 0, or -errno.
+ */
+int bl_child_wait(pid_t pid, long limit_ms, int *status);
+
 /* ---- fdlimit.c ---- */
 
 /* Raise RLIMIT_NOFILE so that nfds more descriptors fit. */
@@ -146,6 +168,8 @@ struct bl_stats {
 
 #define BL_BOOTSTRAP_ITERS	2000
 
+/* qsort() order of doubles. */
+int bl_cmp_double(const void *a, const void *b);
 /* Quantile q in [0, 1] of sorted data, linear interpolation (R type 7). */
 double bl_quantile_sorted(const double *sorted, size_t n, double q);
 double bl_median(const double *v, size_t n);
@@ -153,28 +177,10 @@ int bl_stats_compute(const double *v, size_t n, struct bl_stats *st);
 /* Percentile bootstrap of the median; deterministic for a given seed. */
 int bl_bootstrap_median_ci(const double *v, size_t n, unsigned int iters,
 			   uint64_t seed, double *lo, double *hi);
-/* Two-sided Mann-Whitney U test, normal approximation with ties. */
-double bl_mann_whitney_p(const double *a, size_t na,
-			 const double *b, size_t nb);
 /* Bootstrap 95% CI of median(b) / median(a). */
 int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 			  size_t nb, unsigned int iters, uint64_t seed,
 			  double *lo, double *hi);
-
-/* ---- ttest.c: Welch's t-test, for run-level comparisons ---- */
-
-struct bl_welch {
-	double diff;		/* mean(b) - mean(a) */
-	double lo, hi;		/* its (1 - alpha) confidence interval */
-	double se, t, df, p;	/* p: two-sided */
-};
-
-double bl_incbeta(double a, double b, double x);
-double bl_t_two_sided_p(double t, double df);
-double bl_t_critical(double alpha, double df);
-/* Needs two values a side; -EINVAL otherwise. */
-int bl_welch(const double *a, size_t na, const double *b, size_t nb,
-	     double alpha, struct bl_welch *w);
 
 /* ---- bindloop.c: N binds to one port, each timed ---- */
 
@@ -301,60 +307,6 @@ int bl_tcp_time_wait(int cfd, int lfd, int ms);
  */
 void bl_tcp_ts_clock_wait(void);
 
-/* ---- churn.c: the loopback connection churn of seed 004 ---- */
-
-enum bl_churn_stop {
-	BL_CHURN_COUNT,		/* made all n connections */
-	BL_CHURN_TIME,		/* time limit */
-	BL_CHURN_EXHAUSTED,	/* EADDRNOTAVAIL and not keep_going */
-};
-
-struct bl_churn_spec {
-	int family;		/* AF_INET: 127.0.0.1, AF_INET6: ::1 */
-	uint16_t port;		/* the server's, outside the ephemeral range */
-	bool rst;		/* close with SO_LINGER 0: no TIME_WAIT */
-	bool keep_going;	/* after EADDRNOTAVAIL pause 1 ms and retry */
-	long n;			/* connections */
-	uint64_t max_ns;	/* and at most this long */
-};
-
-struct bl_churn_run {
-	uint64_t *connect_ns;	/* connect() of each connection made */
-	uint32_t *per_second;	/* connections made in each second */
-	long seconds;		/* entries of per_second */
-	long done;		/* connections made */
-	long failure_point;	/* made before the first EADDRNOTAVAIL, or -1 */
-	uint64_t failure_ns;	/* when that was, from the start */
-	long exhausted;		/* connect() calls that got EADDRNOTAVAIL */
-	long second_parity;	/* made on a port of the parity tried last */
-	uint16_t range_lo, range_hi;	/* ip_local_port_range of the run */
-	uint64_t total_ns;
-	enum bl_churn_stop stop;
-};
-
-/* What limited a run's rate, and the port cap predicted for it. */
-struct bl_churn_verdict {
-	const char *regime;	/* cpu-bound, near-port-cap, port-capped */
-	double cap;		/* predicted port cap, conn/s; 0: none */
-	char cap_why[192];
-	char why[256];
-};
-
-int bl_port_range(uint16_t *lo, uint16_t *hi);
-/* Ports of the parity connect() tries first in [lo, hi]. */
-long bl_port_first_parity(uint16_t lo, uint16_t hi);
-/* Churn in the current namespace; the run is allocated even on error. */
-int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
-		  struct bl_progress *progress, struct bl_why *why);
-void bl_churn_free(struct bl_churn_run *run);
-const char *bl_churn_stop_name(enum bl_churn_stop s);
-double bl_churn_rate(const struct bl_churn_run *run);
-int bl_churn_latency(const struct bl_churn_run *run, double *p50,
-		     double *p99);
-/* delay_ms: tcp_tw_reuse_delay, 1000 where the kernel has none. */
-void bl_churn_regime(const struct bl_churn_run *run, int tw_reuse,
-		     long delay_ms, bool rst, struct bl_churn_verdict *v);
-
 /* ---- parse.c ---- */
 
 /*
@@ -419,88 +371,4 @@ void bl_stdio_guard(void);
 /* Declared by BINDLAB_XFAIL or BINDLAB_XFAIL_FILE for this kernel? */
 bool bl_known_regression(const char *test_name);
 
-/* ---- results.c: JSON through jansson ---- */
-
-#include <jansson.h>
-
-/* A result object with schema, version, tool, case id and environment. */
-json_t *bl_result_new(const char *tool, const char *case_id);
-json_t *bl_env_json(void);
-json_t *bl_stats_json(const struct bl_stats *st);
-json_t *bl_u64_array_json(const uint64_t *v, size_t n);
-json_t *bl_double_array_json(const double *v, size_t n);
-/*
- * The figure compare reads: one sample per round (rounds are the
- * independent repetitions), its unit and which direction is better.
- */
-json_t *bl_metric_json(const char *name, const char *unit,
-		       bool lower_is_better, const double *samples, size_t n);
-/* Through bl_file_write() (files.c); "-" is stdout. */
-int bl_json_save(json_t *root, const char *path, struct bl_why *why);
-
-/* ---- runfile.c: reading result files back ---- */
-
-/* Rounds a metric may hold, and the largest sample: beyond is not ours. */
-#define BL_MAX_SAMPLES	100000
-#define BL_MAX_SAMPLE	1e15
-
-/* Load and validate a run file or a single result; NULL with why set. */
-json_t *bl_run_load(const char *path, struct bl_why *why);
-int bl_run_validate(json_t *root, const char *what, struct bl_why *why);
-/* The results of a validated file as an array (new reference). */
-json_t *bl_run_cases(json_t *root);
-
-/* ---- compare.c: before/after of one case ---- */
-
-/*
- * One side of a comparison: the case as found in each run given for
- * that side (a run is one result file: one invocation of the tool).
- */
-struct bl_cmp_side {
-	json_t **runs;
-	size_t n;
-};
-
-enum bl_cmp_method {
-	BL_CMP_ROUNDS,	/* one run on a side: rounds, behind the drift floor */
-	BL_CMP_RUNS,	/* two or more a side: Welch's t on log run medians */
-};
-
-struct bl_cmp_row {
-	char case_id[160], metric[32], unit[16];
-	bool lower_better;
-	enum bl_cmp_method method;
-	/* Medians of the rounds, or geometric means of the run medians. */
-	double before, after;
-	double ratio, ratio_lo, ratio_hi;	/* after/before, 95% CI */
-	double p;		/* Mann-Whitney (rounds) or Welch (runs) */
-	double load;		/* highest load per CPU the runs recorded */
-	int rounds_before, rounds_after, runs_before, runs_after;
-	bool significant, regression;
-	char verdict[64];
-	char skipped[160];		/* why not compared, or empty */
-};
-
-struct bl_cmp_opts {
-	double threshold_pct;	/* < 0: never flag a regression */
-	double min_change_pct;	/* smaller changes are never claimed */
-	double drift_pct;	/* with one run a side, nor changes below this */
-				/* (times the load per CPU when above 1) */
-};
-
-#define BL_CMP_MIN_CHANGE_PCT	10.0
-#define BL_CMP_DRIFT_PCT	200.0
-
-int bl_compare_case(const struct bl_cmp_side *before,
-		    const struct bl_cmp_side *after,
-		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row);
-json_t *bl_cmp_row_json(const struct bl_cmp_row *row);
-/*
- * Why case result x cannot be compared with (nor pooled into) ref: tool,
- * harness series, metric, unit or a parameter differs; NULL when it can.
- */
-const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
-				size_t len);
-const char *bl_cmp_method_name(enum bl_cmp_method m);
-
-#endif /* BINDLAB_H */
+#endif /* BINDLAB_CORE_H */

@@ -157,7 +157,7 @@ static int churn_listen(const char *host, uint16_t port, struct bl_why *why)
 int bl_churn_loop(const struct bl_churn_spec *spec, struct bl_churn_run *run,
 		  struct bl_progress *progress, struct bl_why *why)
 {
-	const char *host = spec->family == AF_INET6 ? "::1" : "127.0.0.1";
+	const char *host = spec->family == BL_FAM_INET6 ? "::1" : "127.0.0.1";
 	struct sockaddr_storage ss;
 	uint64_t start, now = 0;
 	socklen_t len;
