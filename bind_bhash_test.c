@@ -64,22 +64,6 @@ struct sk_spec {
 
 /* ---- sockets of a row ---- */
 
-static const char *errname(int err)
-{
-	switch (err) {
-	case 0:
-		return "success";
-	case EADDRINUSE:
-		return "EADDRINUSE";
-	case EADDRNOTAVAIL:
-		return "EADDRNOTAVAIL";
-	case EINVAL:
-		return "EINVAL";
-	default:
-		return strerror(err);
-	}
-}
-
 static const char *describe(const char *who, const struct sk_spec *s,
 			    int port, char *buf, size_t len)
 {
@@ -177,7 +161,7 @@ static void expect_err(struct __test_metadata *_metadata, const char *what,
 	EXPECT_EQ(want, got)
 		TH_LOG("%s of %s: %s, expected %s", what,
 		       describe(who, s, port, desc, sizeof(desc)),
-		       errname(got), errname(want));
+		       bl_errname(got), bl_errname(want));
 }
 
 /* A socket bound as the row says; the test fails if bind() does not. */
@@ -190,7 +174,7 @@ static int sk_bound(struct __test_metadata *_metadata, const char *who,
 
 	ASSERT_EQ(0, err)
 		TH_LOG("setup: bind of %s: %s",
-		       describe(who, s, port, desc, sizeof(desc)), errname(err));
+		       describe(who, s, port, desc, sizeof(desc)), bl_errname(err));
 	return fd;
 }
 
@@ -217,7 +201,7 @@ static int connect_to(struct __test_metadata *_metadata, int fd, int l)
 	if (fd < 0)
 		fd = socket(ss.ss_family, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&ss, len))
+	ASSERT_EQ(0, bl_tcp_connect(fd, &ss, 0))
 		TH_LOG("connect: %s", strerror(errno));
 	return fd;
 }
@@ -389,7 +373,7 @@ TEST_F(bind_conflict, bind_listen)
 	}
 	if (variant->state == A_LISTEN_LATER)
 		ASSERT_EQ(0, listen(self->a, 8))
-			TH_LOG("listen() of A: %s", errname(errno));
+			TH_LOG("listen() of A: %s", bl_errname(errno));
 	if (!err)
 		expect_err(_metadata, "listen()", "B", b, port,
 			   listen(fd, 8) ? errno : 0, b->listen_err);
@@ -925,7 +909,7 @@ TEST_F(bind_addr, reuseaddr_listen)
 	self->a = sk_bound(_metadata, "A", &a, PORT);
 	fd = sk_bound(_metadata, "B", &b, PORT);
 	ASSERT_EQ(0, listen(self->a, 8))
-		TH_LOG("listen() of A: %s", errname(errno));
+		TH_LOG("listen() of A: %s", bl_errname(errno));
 	expect_err(_metadata, "listen()", "B", &b, PORT,
 		   listen(fd, 8) ? errno : 0, variant->err[T_LISTEN]);
 }

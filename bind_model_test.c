@@ -88,13 +88,10 @@ struct judge {
 	bool seq_failed;	/* this sequence has been listed */
 };
 
-static const char *errname(int err)
+/* model_last() gives a negative value for a step of the row that cannot run. */
+static const char *step_errname(int err)
 {
-	if (err < 0)	/* model_last(): a step of the row cannot run */
-		return "a step that cannot run";
-	return err == 0 ? "0" : err == EADDRINUSE ? "EADDRINUSE" :
-	       err == EADDRNOTAVAIL ? "EADDRNOTAVAIL" :
-	       err == EINVAL ? "EINVAL" : strerror(err);
+	return err < 0 ? "a step that cannot run" : bl_errname(err);
 }
 
 /* ---- the kernel side ---- */
@@ -296,14 +293,14 @@ static void disagree(struct judge *j, const struct seq *s, int n,
 	snprintf(sig, sizeof(sig), "%s%s%.*s %s%s: kernel %s, model %s (%s)",
 		 bug ? bug : "", bug ? ": " : "",
 		 (int)strcspn(check, " "), check, bm_addr_name(addr), owner,
-		 errname(got),
-		 errname(want), bm_rules_str(why->rules, rules, sizeof(rules)));
+		 step_errname(got),
+		 step_errname(want), bm_rules_str(why->rules, rules, sizeof(rules)));
 	if (j->list && !j->seq_failed) {
 		/* For kernel/model-compare.sh: sequence by sequence. */
 		j->seq_failed = true;
 		seq_str(s, n, seqbuf, sizeof(seqbuf));
 		BL_NOTE("seqfail %s => %s: kernel %s, model %s%s%s", seqbuf, check,
-			errname(got), errname(want), bug ? ", known " : "",
+			step_errname(got), step_errname(want), bug ? ", known " : "",
 			bug ? bug : "");
 	}
 	g = group_of(j, sig);
@@ -855,7 +852,7 @@ TEST_F(model_rules, needed)
 		failed += rows[i].rule == variant->rule;
 		BL_NOTE("without %s, row %d fails: %s => %s, model says %s",
 			bm_rule_name(variant->rule), i, rows[i].seq,
-			errname(rows[i].err), errname(got));
+			step_errname(rows[i].err), step_errname(got));
 	}
 	EXPECT_LT(0, failed)
 		TH_LOG("no row of %s fails without it",
@@ -1085,7 +1082,7 @@ static int wildcard_replay(const struct wildcard_variant *v, unsigned int reuse,
 		missed++;
 		BL_NOTE("bind_wildcard.%s.%s socket %d (%s): upstream expects %s, the model says %s",
 			v->name, test, i,
-			bm_addr_name(op.addr), errname(want[i]), errname(got));
+			bm_addr_name(op.addr), step_errname(want[i]), step_errname(got));
 	}
 	return missed;
 }

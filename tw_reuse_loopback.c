@@ -203,7 +203,6 @@ static int listen_in(int peer_ns, const char *host, uint16_t port)
 static int row_connect(const char *src, const char *dev, const char *dst,
 		       uint16_t port)
 {
-	struct timeval tv = { .tv_sec = CONNECT_S };
 	struct sockaddr_storage d, s;
 	socklen_t dlen, slen;
 	int one = 1, fd, err;
@@ -214,8 +213,6 @@ static int row_connect(const char *src, const char *dev, const char *dst,
 	fd = socket(d.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		goto fail;
 	if (dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
 			      strlen(dev) + 1))
 		goto fail;
@@ -230,8 +227,11 @@ static int row_connect(const char *src, const char *dev, const char *dst,
 		    bind(fd, (struct sockaddr *)&s, slen))
 			goto fail;
 	}
-	if (connect(fd, (struct sockaddr *)&d, dlen))
-		goto fail;
+	err = bl_tcp_connect(fd, &d, CONNECT_S * 1000);
+	if (err) {
+		close(fd);
+		return err;
+	}
 	return fd;
 fail:
 	err = -errno;
@@ -258,22 +258,6 @@ static void wait_reuse_delay(bool delay_sysctl)
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	usleep((1000000000L - now.tv_nsec) / 1000 + 1010 * 1000);
-}
-
-static const char *errname(int err)
-{
-	switch (err) {
-	case 0:
-		return "success";
-	case -EADDRNOTAVAIL:
-		return "EADDRNOTAVAIL";
-	case -EADDRINUSE:
-		return "EADDRINUSE";
-	case -EINVAL:
-		return "EINVAL";
-	default:
-		return strerror(-err);
-	}
 }
 
 /* ---- tcp_tw_reuse 0/1/2 and who counts as loopback ---- */
@@ -424,7 +408,7 @@ TEST_F(tw_reuse, full_range)
 	for (i = 0; i < RANGE_PORTS; i++) {
 		fd = row_connect(src, dev, dst, SERVER_PORT);
 		ASSERT_LE(0, fd) TH_LOG("filling the range: connection %d: %s",
-					i + 1, errname(fd));
+					i + 1, bl_errname(fd));
 		ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
 	}
 	tw = bl_tcp_count(TCP_TIME_WAIT, 0);
@@ -434,13 +418,13 @@ TEST_F(tw_reuse, full_range)
 
 	fd = row_connect(src, dev, dst, SERVER_PORT);
 	ASSERT_EQ(-EADDRNOTAVAIL, fd) TH_LOG("tcp_tw_reuse=0 with every port in TIME_WAIT: connect() gave %s",
-					     errname(fd < 0 ? fd : 0));
+					     bl_errname(fd < 0 ? fd : 0));
 
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, variant->reuse));
 	fd = row_connect(src, dev, dst, SERVER_PORT);
 	if (variant->reused) {
 		ASSERT_LE(0, fd) TH_LOG("tcp_tw_reuse=%d: connect() did not take a TIME_WAIT socket over: %s",
-					variant->reuse, errname(fd));
+					variant->reuse, bl_errname(fd));
 		tw = bl_tcp_count(TCP_TIME_WAIT, 0);
 		close(fd);
 		ASSERT_EQ(RANGE_PORTS - 1, tw) TH_LOG("connected without taking a TIME_WAIT socket over?");
@@ -449,14 +433,14 @@ TEST_F(tw_reuse, full_range)
 	if (fd >= 0)
 		close(fd);
 	ASSERT_EQ(-EADDRNOTAVAIL, fd) TH_LOG("tcp_tw_reuse=%d must not reuse here; connect() gave %s",
-					     variant->reuse, errname(fd < 0 ? fd : 0));
+					     variant->reuse, bl_errname(fd < 0 ? fd : 0));
 	if (variant->no_ts)
 		return;
 	/* The refusal was the policy's: the sockets themselves are reusable. */
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, 1));
 	fd = row_connect(src, dev, dst, SERVER_PORT);
 	ASSERT_LE(0, fd) TH_LOG("even tcp_tw_reuse=1 cannot reuse these TIME_WAIT sockets: %s",
-				errname(fd));
+				bl_errname(fd));
 	close(fd);
 }
 
@@ -561,16 +545,13 @@ static int bound_socket(const char *src, bool reuseaddr, int *err)
 	return fd;
 }
 
-static int connect_to(int fd, const char *dst)
+static int connect_server(int fd, const char *dst)
 {
-	struct timeval tv = { .tv_sec = CONNECT_S };
 	struct sockaddr_storage ss;
-	socklen_t len = bl_sockaddr_parse(dst, SERVER_PORT, &ss);
 
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    connect(fd, (struct sockaddr *)&ss, len))
-		return -errno;
-	return 0;
+	if (!bl_sockaddr_parse(dst, SERVER_PORT, &ss))
+		return -EINVAL;
+	return bl_tcp_connect(fd, &ss, CONNECT_S * 1000);
 }
 
 TEST_F(tw_bind, takeover)
@@ -579,8 +560,8 @@ TEST_F(tw_bind, takeover)
 	long tw;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
-	ASSERT_EQ(0, err) TH_LOG("first bind: %s", errname(err));
-	ASSERT_EQ(0, connect_to(fd, variant->dst));
+	ASSERT_EQ(0, err) TH_LOG("first bind: %s", bl_errname(err));
+	ASSERT_EQ(0, connect_server(fd, variant->dst));
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
 	ASSERT_EQ(1, bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT));
 
@@ -588,17 +569,17 @@ TEST_F(tw_bind, takeover)
 	fd = bound_socket(variant->src, !variant->new_plain, &err);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-variant->bind_err, err) TH_LOG("bind() onto the TIME_WAIT port: %s, expected %s",
-						 errname(err), errname(-variant->bind_err));
+						 bl_errname(err), bl_errname(-variant->bind_err));
 	if (err) {
 		close(fd);
 		return;
 	}
-	err = connect_to(fd, variant->dst);
+	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
 	close(fd);
 	ASSERT_EQ(-variant->connect_err, err) TH_LOG("connect() onto the TIME_WAIT 4-tuple, tcp_tw_reuse=%d timestamps=%s: %s, expected %s",
 						     variant->reuse, variant->no_ts ? "off" : "on",
-						     errname(err), errname(-variant->connect_err));
+						     bl_errname(err), bl_errname(-variant->connect_err));
 	ASSERT_EQ(err ? 1 : 0, tw) TH_LOG("%ld TIME_WAIT sockets left on port %d",
 					  tw, CLIENT_PORT);
 }
@@ -657,7 +638,7 @@ TEST_F(tw_sysctl, write)
 	err = bl_sysctl_write(variant->key, variant->write);
 	EXPECT_EQ(-variant->err, err) TH_LOG("writing %s to %s: %s, expected %s",
 					     variant->write, variant->key,
-					     errname(err), errname(-variant->err));
+					     bl_errname(err), bl_errname(-variant->err));
 	ASSERT_EQ(0, bl_sysctl_read(variant->key, buf, sizeof(buf)));
 	ASSERT_STREQ(variant->err ? variant->before : variant->write, buf);
 }

@@ -142,9 +142,11 @@ static int parse_range(struct churn_opts *o, const char *arg,
 	return err;
 }
 
-static int churn_option(struct churn_opts *o, int c, const char *arg,
+static int churn_option(void *ctx, int c, const char *arg,
 			struct bl_why *why)
 {
+	struct churn_opts *o = ctx;
+
 	switch (c) {
 	case 'f':
 		if (bl_family_parse(arg, &o->spec.family) ||
@@ -203,26 +205,17 @@ static int churn_parse(struct churn_opts *o, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int c, err;
+	int err;
 
 	*o = (struct churn_opts){
 		.spec = { .family = BL_FAM_INET6, .n = CHURN_N },
 		.time_s = CHURN_T, .rounds = 1,
 		.reuse = { 0, 1, 2 }, .nreuse = 3,
 	};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:n:t:R:p:d:kr:j:qh", longopts,
-				NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		err = bl_getopt_error(c, argv, why);
-		if (err)
-			return err;
-		err = churn_option(o, c, optarg, why);
-		if (err)
-			return err;
-	}
+	err = bl_getopt_each(argc, argv, "+:f:n:t:R:p:d:kr:j:qh", longopts,
+			     churn_option, o, why);
+	if (err)
+		return err;
 	if (optind < argc)
 		return bl_why_set(why, EINVAL, "unexpected argument '%s'",
 				  argv[optind]);

@@ -295,6 +295,8 @@ int bl_addr_wait(const char *host, int ms);
 
 /* Listening socket (SO_REUSEADDR) on host:port; fd or -errno. */
 int bl_tcp_listen(const char *host, uint16_t port);
+/* connect() fd to ss, the handshake bounded to ms when ms > 0; 0 or -errno. */
+int bl_tcp_connect(int fd, const struct sockaddr_storage *ss, int ms);
 /*
  * Accept cfd's peer from lfd and close both, client FIN first, each FIN
  * read by the other side within ms: cfd's 4-tuple is left in TIME_WAIT
@@ -339,6 +341,18 @@ bool bl_check_args_only(void);
  * '?' the one-line usage error in why and -EINVAL, else 0.
  */
 int bl_getopt_error(int c, char **argv, struct bl_why *why);
+/*
+ * The one getopt_long() loop of a program's options: optstring starts
+ * with "+:", each option goes to opt(ctx, c, optarg, why). 1 for -h
+ * (--help), 0 with optind at the first operand, or the first error (why
+ * set: bl_getopt_error()'s wording or opt's).
+ */
+struct option;
+int bl_getopt_each(int argc, char **argv, const char *optstring,
+		   const struct option *longopts,
+		   int (*opt)(void *ctx, int c, const char *arg,
+			      struct bl_why *why),
+		   void *ctx, struct bl_why *why);
 /* The same for a command-line argument named what; why gets the message. */
 int bl_arg_long(const char *what, const char *s, long min, long max,
 		long *out, struct bl_why *why);

@@ -121,14 +121,9 @@ static inline int bl_harness_check_args(int argc, char **argv,
 					  argv[c]);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt(argc, argv, "+:F:f:V:v:t:T:r:")) != -1) {
-		if (c == ':')
-			return bl_why_set(why, EINVAL, "option -%c needs a value",
-					  optopt);
-		if (c == '?')
-			return bl_why_set(why, EINVAL, "unknown option %s",
-					  argv[optind - 1]);
-	}
+	while ((c = getopt(argc, argv, "+:F:f:V:v:t:T:r:")) != -1)
+		if (bl_getopt_error(c, argv, why))
+			return -EINVAL;
 	if (optind < argc)
 		return bl_why_set(why, EINVAL, "unknown subcommand or argument '%s'",
 				  argv[optind]);

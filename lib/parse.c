@@ -88,6 +88,28 @@ int bl_getopt_error(int c, char **argv, struct bl_why *why)
 	return 0;
 }
 
+int bl_getopt_each(int argc, char **argv, const char *optstring,
+		   const struct option *longopts,
+		   int (*opt)(void *ctx, int c, const char *arg,
+			      struct bl_why *why),
+		   void *ctx, struct bl_why *why)
+{
+	int c, err;
+
+	optind = 0;	/* a full reset: a program may parse again */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		if (c == 'h')
+			return 1;
+		err = bl_getopt_error(c, argv, why);
+		if (!err)
+			err = opt(ctx, c, optarg, why);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The one wording of a bad number, whatever its type. */
 static int arg_why(int err, const char *what, const char *s,
 		   const char *range, struct bl_why *why)

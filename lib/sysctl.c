@@ -26,18 +26,26 @@ bool bl_sysctl_exists(const char *key)
 	return !sysctl_path(key, path, sizeof(path)) && !access(path, F_OK);
 }
 
-int bl_sysctl_read(const char *key, char *buf, size_t len)
+/* The key's file, opened with flags; fd or -errno. */
+static int sysctl_open(const char *key, int flags)
 {
 	char path[256];
-	ssize_t n;
 	int fd, err;
 
 	err = sysctl_path(key, path, sizeof(path));
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int bl_sysctl_read(const char *key, char *buf, size_t len)
+{
+	int fd = sysctl_open(key, O_RDONLY), err;
+	ssize_t n;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
 	err = n < 0 ? -errno : 0;
 	close(fd);
@@ -51,17 +59,12 @@ int bl_sysctl_read(const char *key, char *buf, size_t len)
 
 int bl_sysctl_write(const char *key, const char *val)
 {
+	int fd = sysctl_open(key, O_WRONLY), err;
 	size_t len = strlen(val);
-	char path[256];
 	ssize_t n;
-	int fd, err;
 
-	err = sysctl_path(key, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, val, len);
 	err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	close(fd);

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "bindlab_core.h"
@@ -35,6 +36,19 @@ int bl_tcp_listen(const char *host, uint16_t port)
 		return err;
 	}
 	return fd;
+}
+
+int bl_tcp_connect(int fd, const struct sockaddr_storage *ss, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
+	socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+			sizeof(struct sockaddr_in);
+
+	if (ms > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)ss, len))
+		return -errno;
+	return 0;
 }
 
 /* Wait for EOF on fd: the peer's FIN has been received. */
