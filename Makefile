@@ -36,6 +36,10 @@ CORE_SRCS += bindloop.c sockaddr.c crowd.c child.c procnet.c addrwait.c
 CORE_SRCS += tcpconn.c parse.c files.c known_regressions.c bind_model.c
 CORE_HDRS := $(here)/lib/bindlab_core.h $(here)/lib/bind_model.h
 CORE_HDRS += $(here)/lib/ksft_bindlab.h
+# The kselftests' own parts: helpers and row tables each includes once.
+KSFT_HDRS := bhash_sockets.h bhash_conflict_rows.h bhash_addr_rows.h
+KSFT_HDRS += model_judge.h model_sequences.h model_upstream.h
+CORE_HDRS += $(KSFT_HDRS:%=$(here)/lib/%)
 
 BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
 BENCH_SRCS += compare.c

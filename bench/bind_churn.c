@@ -639,6 +639,39 @@ static int churn_start(struct churn_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/*
+ * Every round of every value, interleaved; each run's results in a
+ * mapping of size bytes shared with its child. 0, or the exit status.
+ */
+static int churn_rounds(const struct churn_opts *o, struct churn_out ***outs,
+			size_t size)
+{
+	long r;
+	int v, ret;
+
+	for (r = 0; r < o->rounds; r++) {
+		for (v = 0; v < o->nreuse; v++) {
+			outs[v][r] = mmap(NULL, size, PROT_READ | PROT_WRITE,
+					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (outs[v][r] == MAP_FAILED) {
+				fprintf(stderr, "%s: mmap: %s\n", prog,
+					strerror(errno));
+				return BL_EXIT_FAIL;
+			}
+			ret = churn_run(o, o->reuse[v], outs[v][r]);
+			if (ret) {
+				fprintf(stderr, "%s: %stcp_tw_reuse=%d round %ld: %s\n",
+					prog, ret == BL_EXIT_SKIP ? "SKIP: " : "",
+					o->reuse[v], r + 1, outs[v][r]->why);
+				return ret;
+			}
+			if (!o->quiet)
+				print_run(o, o->reuse[v], r + 1, outs[v][r]);
+		}
+	}
+	return 0;
+}
+
 static int churn_main(int argc, char **argv)
 {
 	struct churn_out ***outs;
@@ -662,27 +695,9 @@ static int churn_main(int argc, char **argv)
 	if (!o.quiet)
 		churn_header(&o);
 
-	for (r = 0; r < o.rounds; r++) {
-		for (v = 0; v < o.nreuse; v++) {
-			/* Shared with the run's child, which writes the samples. */
-			outs[v][r] = mmap(NULL, size, PROT_READ | PROT_WRITE,
-					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-			if (outs[v][r] == MAP_FAILED) {
-				fprintf(stderr, "%s: mmap: %s\n", prog,
-					strerror(errno));
-				return BL_EXIT_FAIL;
-			}
-			ret = churn_run(&o, o.reuse[v], outs[v][r]);
-			if (ret) {
-				fprintf(stderr, "%s: %stcp_tw_reuse=%d round %ld: %s\n",
-					prog, ret == BL_EXIT_SKIP ? "SKIP: " : "",
-					o.reuse[v], r + 1, outs[v][r]->why);
-				return ret;
-			}
-			if (!o.quiet)
-				print_run(&o, o.reuse[v], r + 1, outs[v][r]);
-		}
-	}
+	ret = churn_rounds(&o, outs, size);
+	if (ret)
+		return ret;
 	for (v = 0; v < o.nreuse; v++) {
 		if (churn_summarize(&o, o.reuse[v], outs[v], &sums[v])) {
 			fprintf(stderr, "%s: out of memory\n", prog);
