@@ -78,13 +78,14 @@ $(OUTPUT)/bench/%.o: $(here)/bench/%.c $(CORE_HDRS) $(BENCH_HDRS)
 	$(call msg,CC,,$@)
 	$(Q)$(CC) $(CFLAGS) $(BENCH_CFLAGS) -c $< -o $@
 
+# Made anew: a member whose source moved away must not linger in it.
 $(LIBCORE): $(CORE_OBJS)
 	$(call msg,AR,,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBBENCH): $(BENCH_OBJS)
 	$(call msg,AR,,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # The kselftests: the core library and libmnl, no JSON library.
 $(TEST_GEN_PROGS): $(LIBCORE)

@@ -125,6 +125,7 @@ kernel_report() {
 
 echo "check: logs in $logs"
 run_part unit "$here/tests/lib_test"
+run_part layout "$here/tests/layout_test.sh"
 run_part cli "$here/tests/cli_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
 run_part degraded "$here/tests/degraded_test.sh"

@@ -53,7 +53,7 @@ for cc in gcc clang; do
 		continue
 	fi
 	mkdir -p "$tmp/$cc/lib" "$tmp/$cc/tests"
-	if make -s -C "$here" OUTPUT="$tmp/$cc" CC=$cc all "$tmp/$cc/tests/lib_test" \
+	if make -s -C "$here" OUTPUT="$tmp/$cc" CC=$cc BINDLAB_WERROR=1 all "$tmp/$cc/tests/lib_test" \
 		>"$tmp/build.log" 2>&1; then
 		tap_ok "build with $cc -Wall -Wextra -Werror"
 	else

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The names of a kselftest program, as its -l prints them, against the
+grammar of the README ("Test names"). Reads the -l output on stdin,
+prints one line per name ("ok NAME" or "bad NAME: why"), exits 1 when a
+name breaks the grammar or no name was read at all."""
+
+import re
+import sys
+
+WORD = r'[a-z0-9]+'
+WORDS = WORD + r'(?:_' + WORD + r')*'
+# bind_wildcard.c's address words; a v4-mapped address is an IPv6 one.
+ADDR = r'(?:v4_any|v4_local2?|v6_any(?:_only)?|v6_local|v6_v4mapped_(?:any|local))'
+FAMILY = r'(?:v4|v6|v6_v4mapped|mixed)'
+STATE = r'(?:bound|listen_later|listen|child|autobind|time_wait)'
+VALUE = r'(?:none|addr|port|both|lo|other)'
+SIDE_FACT = r'(?:uid|port0)_[abc]'
+GROUP = r'(?:dev|first|guard)'
+
+# One rule per fixture: a new fixture states its grammar here.
+VARIANTS = {
+    # [FAMILY_][FACT_SIDE_|GROUP_]STATE_A_B[_C][_QUALIFIER...]
+    'bind_conflict': r'(?:%s_)?(?:%s_|%s_)?%s(?:_%s){2,3}(?:_%s)*' % (
+        FAMILY, SIDE_FACT, GROUP, STATE, VALUE, WORD),
+    'bind_addr': ADDR + '__' + ADDR,
+    'bind_fastreuse': r'(?:v4|v6)_(?:reuseaddr|reuseport|both)_(?:same|alternate)(?:_port0)?',
+    'bind_bhash2': r'(?:v4|v6)',
+    'tw_reuse': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
+    'tw_bind': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
+    'tw_sysctl': r'(?:reuse|delay)_(?:minus_)?[0-9]+',
+    'bind_model': ADDR,
+    'model_rules': WORDS,
+    'model_rows': WORDS,
+    'model_upstream': '',
+    'global': '',
+}
+# Family words of no other spelling, wherever they stand.
+FORBIDDEN = re.compile(r'(?:^|_)(?:ipv4|ipv6|inet6?|mapped|v4mapped)(?:_|$)')
+
+
+def parse(lines):
+    """fixture.variant.test names from the harness's -l table: columns
+    at 0, 21 and after the variant (at least 25 wide)."""
+    fixture, variants, tests = None, [], []
+    out = []
+
+    def flush():
+        for v in variants or ['']:
+            for t in tests:
+                out.append((fixture, v, t))
+
+    for line in lines:
+        line = line.rstrip('\n')
+        if line.startswith('# FIXTURE') or line.startswith('-----') or not line.strip():
+            continue
+        if not line.startswith(' '):
+            if fixture is not None:
+                flush()
+            fixture = line.split()[0]
+            variants, tests = [], []
+            vcol = max(20, len(fixture)) + 1
+        else:
+            vcol = 21
+        var = ''
+        if len(line) > vcol and line[vcol] != ' ':
+            var = line[vcol:].split()[0]
+        tcol = vcol + max(25, len(var)) + 1
+        test = line[tcol:].strip()
+        if var:
+            variants.append(var)
+        if test:
+            tests.append(test)
+    if fixture is not None:
+        flush()
+    return out
+
+
+def check(fixture, variant, test):
+    if fixture not in VARIANTS:
+        return 'fixture %s has no grammar in tests/test_names.py' % fixture
+    for part in (fixture, test):
+        if not re.fullmatch(WORDS, part):
+            return '%s is not lowercase words joined by _' % part
+    if not re.fullmatch(VARIANTS[fixture], variant):
+        return 'variant %s breaks the grammar of %s' % (variant, fixture)
+    if variant and '__' not in VARIANTS[fixture] and not re.fullmatch(WORDS, variant):
+        return 'variant %s is not lowercase words joined by _' % variant
+    for part in variant.split('__') if variant else []:
+        if FORBIDDEN.search(re.sub(r'v6_v4mapped', 'v6-v4mapped', part)):
+            return 'variant %s spells a family outside v4, v6, v6_v4mapped, mixed' % variant
+    return None
+
+
+def main():
+    names = parse(sys.stdin)
+    bad = 0
+    for f, v, t in names:
+        name = '.'.join(x for x in (f, v, t) if x)
+        why = check(f, v, t)
+        if why:
+            bad += 1
+            print('bad %s: %s' % (name, why))
+        else:
+            print('ok %s' % name)
+    if not names:
+        print('bad: no test names read')
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
