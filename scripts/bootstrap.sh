@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install what the suite needs, the one place that knows the package names.
-# Used by the Makefile (build), run.sh (run) and .ci/run (ci).
+# Install what the suite needs, the one place that knows the package names,
+# then unpack the kselftest harness into the cache the Makefile reads
+# (scripts/ksft-headers.sh) unless a kernel tree provides it. Used by
+# run.sh (build, run, and ci for ./run.sh test) and .ci/run; the Makefile
+# itself installs nothing and names this script when the harness is missing.
 #   bootstrap.sh build|run|ci
 # On Debian/Ubuntu as root, missing packages are installed with apt-get.
 # Elsewhere the exact package names are printed and the exit status is 2.
@@ -39,6 +42,18 @@ need_linux_source() {
 	return 0
 }
 
+# The harness for a standalone build: a kernel tree around us (in-tree
+# build) or given (KDIR, KSFT_DIR) has its own.
+ksft_cache() {
+	local here cache
+	here=$(cd "$(dirname "$0")/.." && pwd)
+	cache=${BINDLAB_CACHE:-$HOME/.cache/bindlab}/ksft
+	[ -f "$here/../../lib.mk" ] || [ -n "${KDIR:-}${KSFT_DIR:-}" ] && return 0
+	[ -f "$cache/tools/testing/selftests/lib.mk" ] && return 0
+	echo "bootstrap: unpacking the kselftest harness into $cache" >&2
+	"$here/scripts/ksft-headers.sh" "$cache" || exit 2
+}
+
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
 	for p in $want; do
@@ -53,7 +68,10 @@ else
 	pkg-config --exists libmnl jansson 2>/dev/null || missing="$missing libmnl jansson"
 fi
 
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	ksft_cache
+	exit 0
+fi
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "bootstrap: installing:$missing" >&2
@@ -67,6 +85,7 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 			exit 2
 		}
 	fi
+	ksft_cache
 	exit 0
 fi
 
