@@ -7,11 +7,12 @@
  *                  device, explicit port or port 0. One row, one fact.
  *  bind_addr       the same question over pairs of addresses: IPv4, IPv6
  *                  dual-stack and V6ONLY, v4-mapped.
- *  bind_fastreuse  repeated binds of one kind cost O(1) each: seed 000,
- *                  "tcp: Fix fastreuse cache initialization on first bind".
+ *  bind_fastreuse  repeated binds of one kind cost O(1) each, as
+ *                  "tcp: Fix fastreuse cache initialization on first bind"
+ *                  (fixing 8002d44fe84d) restores.
  *  bind_bhash2     a bind() to a port crowded on another address costs
- *                  O(1): seed 003, "net: Add a bhash2 table hashed by port
- *                  and address".
+ *                  O(1), as "Add a bhash2 table hashed by port + address"
+ *                  (Joanne Koong) made it.
  *
  * Expected results are those of Linux 6.18, confirmed there row by row.
  * Early bhash2 kernels (6.1 and the releases before the bind() fixes for
@@ -157,7 +158,7 @@ TEST_F(bind_addr, port0)
 
 #include "bhash_addr_rows.h"
 
-/* ---- bind_fastreuse: seed 000 ---- */
+/* ---- bind_fastreuse: the fastreuse cache after a first bind ---- */
 
 /*
  * Each case binds N sockets of one kind to one port and takes bl_growth()
@@ -203,7 +204,7 @@ FIXTURE_VARIANT(bind_fastreuse)
 
 /*
  * Reuse options (RA, RP), addresses taken in turn, port (0: picked).
- * Seed 000's six first-bind cases are the _same rows. On a kernel with
+ * The six first-bind cases of the fastreuse fix are the _same rows. On a kernel with
  * the bug, reuseport_same and both_same still stay O(1): the first bind
  * leaves a FASTREUSEPORT_STRICT entry for its address, which later binds
  * to that address match; SO_REUSEPORT shows the bug when addresses
@@ -316,11 +317,11 @@ TEST_F(bind_fastreuse, growth)
 	BL_NO_REGRESSION();
 }
 
-/* ---- bind_bhash2: seed 003 ---- */
+/* ---- bind_bhash2: the bhash2 table ---- */
 
 /*
  * BHASH2_FILL sockets with SO_REUSEPORT hold one address and port, as in
- * seed 003 (~24k sockets: 2.3 ms per extra bind() before bhash2, 18 us
+ * "Add a bhash2 table hashed by port + address" (~24k sockets: 2.3 ms per extra bind() before bhash2, 18 us
  * after). Extra binds to that port on another address are timed against
  * the same bind() to an empty port, interleaved so that drift hits both.
  *

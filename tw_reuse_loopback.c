@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tw_reuse_loopback: tcp_tw_reuse as seed 004 ("net-tcp: extend
- * tcp_tw_reuse sysctl to enable loopback only optimization") made it:
+ * tw_reuse_loopback: tcp_tw_reuse as "net-tcp: extend tcp_tw_reuse sysctl
+ * to enable loopback only optimization" made it:
  * 0 off, 1 everywhere, 2 only for connections proven to be loopback.
  *
  *   tw_reuse_loopback [harness options]   the semantic tests (kselftest)
- *   tw_reuse_loopback churn [options]     the seed's churn benchmark
+ *   tw_reuse_loopback churn [options]     that commit's churn benchmark
+ *                                         (bench/bind_churn.c)
  *
  * How a test proves reuse: ip_local_port_range is cut to RANGE_PORTS
  * ports, as many connections to one server port leave their client side
@@ -643,7 +644,7 @@ TEST_F(tw_sysctl, write)
 	ASSERT_STREQ(variant->err ? variant->before : variant->write, buf);
 }
 
-/* Seed 004's last hunk: a new namespace starts loopback-only. */
+/* The commit's last hunk: a new namespace starts loopback-only. */
 TEST(tw_reuse_default_is_2)
 {
 	long v;

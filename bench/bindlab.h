@@ -38,7 +38,7 @@ double bl_t_critical(double alpha, double df);
 int bl_welch(const double *a, size_t na, const double *b, size_t nb,
 	     double alpha, struct bl_welch *w);
 
-/* ---- churn.c: the loopback connection churn of seed 004 ---- */
+/* ---- churn.c: the loopback churn of the tcp_tw_reuse=2 commit ---- */
 
 enum bl_churn_stop {
 	BL_CHURN_COUNT,		/* made all n connections */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The loopback churn of seed 004 ("net-tcp: extend tcp_tw_reuse sysctl
- * to enable loopback only optimization"): connections to [::1] or
+ * The loopback churn of "net-tcp: extend tcp_tw_reuse sysctl to enable
+ * loopback only optimization" (Maciej Zenczykowski): connections to [::1] or
  * 127.0.0.1 opened and closed in a tight loop, the client closing first
  * so that it keeps the TIME_WAIT, each connect() timed alone.
  *
@@ -129,7 +129,7 @@ static int churn_one(const struct bl_churn_spec *spec, int lfd,
 		close(cfd);
 		return ret;
 	}
-	/* Client first: it holds the TIME_WAIT, as in the seed's loop. */
+	/* Client first: it holds the TIME_WAIT, as in that commit's loop. */
 	close(cfd);
 	close(afd);
 

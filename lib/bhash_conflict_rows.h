@@ -377,7 +377,8 @@ FIXTURE_VARIANT_ADD(bind_conflict, dev_bound_lo_lo_b_port0)
 };
 
 /*
- * Seed 000's six first-bind cases, by behaviour: after a first bind()
+ * The six first-bind cases of "tcp: Fix fastreuse cache initialization on first bind",
+ * by behaviour: after a first bind()
  * with SO_REUSEADDR, SO_REUSEPORT or both, to an explicit port or to
  * port 0, binds of the same kind succeed (bind_fastreuse checks that
  * they stay cheap).
@@ -402,7 +403,7 @@ FIXTURE_VARIANT_ADD(bind_conflict, first_bound_both_both_both_a_port0)
 { FIRST_ROW(RA | RP, true) };
 
 /*
- * Seed 000's two guards: the caches of a port must not be reset as if
+ * That fix's two guards: the caches of a port must not be reset as if
  * its first bind() were happening when an owner, or another address's
  * owner, is there already.
  */

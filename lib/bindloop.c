@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bind() cost loop of seed 000, shared by bind_bench and the
+ * The bind() cost loop of "tcp: Fix fastreuse cache initialization on first bind",
+ * shared by bind_bench and the
  * regression test so that both measure exactly the same thing: N TCP
  * sockets with one set of reuse options bound to one port, addresses
  * taken round-robin, each bind() timed alone, every socket kept open.
