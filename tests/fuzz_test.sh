@@ -22,15 +22,20 @@ if ! command -v clang >/dev/null; then
 fi
 # shellcheck disable=SC2207 # word splitting of compiler flags is wanted
 flags=(-g -O1 "-fsanitize=fuzzer,address,undefined" -D_GNU_SOURCE
-	-I"$here/lib" -I"$ksft" $(pkg-config --cflags libmnl jansson))
+	-I"$here/lib" -I"$here/bench" -I"$ksft" $(pkg-config --cflags libmnl jansson))
 # shellcheck disable=SC2207
 libs=($(pkg-config --libs libmnl jansson) -lm)
+# Both layers, instrumented; not bind_churn's main().
+srcs=("$here"/lib/*.c)
+for f in "$here"/bench/*.c; do
+	[ "${f##*/}" = bind_churn.c ] || srcs+=("$f")
+done
 
 for target in results bind_bench_cli; do
 	corpus=${target#bind_bench_}
 	bin=$tmp/fuzz_$target
 	if ! clang "${flags[@]}" "$here/tests/fuzz/fuzz_$target.c" \
-		"$here"/lib/*.c "${libs[@]}" -o "$bin" >"$tmp/build" 2>&1; then
+		"${srcs[@]}" "${libs[@]}" -o "$bin" >"$tmp/build" 2>&1; then
 		tap_not_ok "fuzz_$target builds" "$(head -n 5 "$tmp/build")"
 		continue
 	fi
