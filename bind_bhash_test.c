@@ -40,13 +40,7 @@ FIXTURE_VARIANT(bind_conflict)
 
 FIXTURE_SETUP(bind_conflict)
 {
-	struct bl_why why = { "" };
-	const char *reason;
-
-	BL_ENTER_NETNS(return);
-	reason = cannot_run(variant->sk, ARRAY_SIZE(variant->sk), &why);
-	if (reason)
-		SKIP(return, "%s", reason);
+	rows_setup(_metadata, variant->sk, ARRAY_SIZE(variant->sk));
 }
 
 FIXTURE_TEARDOWN(bind_conflict)
@@ -102,13 +96,7 @@ FIXTURE_VARIANT(bind_addr)
 
 FIXTURE_SETUP(bind_addr)
 {
-	struct bl_why why = { "" };
-	const char *reason;
-
-	BL_ENTER_NETNS(return);
-	reason = cannot_run(variant->sk, ARRAY_SIZE(variant->sk), &why);
-	if (reason)
-		SKIP(return, "%s", reason);
+	rows_setup(_metadata, variant->sk, ARRAY_SIZE(variant->sk));
 }
 
 FIXTURE_TEARDOWN(bind_addr)

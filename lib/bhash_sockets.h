@@ -307,4 +307,20 @@ static const char *cannot_run(const struct sk_spec *sk, size_t n,
 	return NULL;
 }
 
+/*
+ * The setup of a fixture of rows of sockets: a namespace of its own, and
+ * SKIP with the reason when the row needs what this host cannot give.
+ */
+static void rows_setup(struct __test_metadata *_metadata,
+		       const struct sk_spec *sk, size_t n)
+{
+	struct bl_why why = { "" };
+	const char *reason;
+
+	BL_ENTER_NETNS(return);
+	reason = cannot_run(sk, n, &why);
+	if (reason)
+		SKIP(return, "%s", reason);
+}
+
 #endif /* BHASH_SOCKETS_H */
