@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,6 +482,47 @@ TEST(port_parity_and_churn_regime)
 	/* RST keeps no TIME_WAIT: nothing to wait for. */
 	bl_churn_regime(&run, 2, 1000, true, &v);
 	EXPECT_STREQ("cpu-bound", v.regime);
+}
+
+/* One spelling of an errno, whichever sign the caller holds. */
+TEST(errname_either_sign)
+{
+	EXPECT_STREQ("EADDRINUSE", bl_errname(EADDRINUSE));
+	EXPECT_STREQ("EADDRINUSE", bl_errname(-EADDRINUSE));
+	EXPECT_STREQ("success", bl_errname(0));
+}
+
+static int child_exit_7(void *arg)
+{
+	return 7;
+}
+
+static int child_sleeps(void *arg)
+{
+	sleep(60);
+	return 0;
+}
+
+/* The one child runner: its exit status back; past the limit, killed. */
+TEST(child_run_and_wait)
+{
+	uint64_t t0;
+	int status;
+	pid_t pid;
+
+	pid = bl_child_run(child_exit_7, NULL);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, bl_child_wait(pid, 0, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(7, WEXITSTATUS(status));
+
+	pid = bl_child_run(child_sleeps, NULL);
+	ASSERT_LT(0, pid);
+	t0 = bl_now_ns();
+	EXPECT_EQ(-ETIMEDOUT, bl_child_wait(pid, 100, &status));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_GT(5000000000ULL, bl_now_ns() - t0);
+	EXPECT_EQ(-1, kill(pid, 0));
 }
 
 TEST_HARNESS_MAIN
