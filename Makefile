@@ -39,6 +39,7 @@ CORE_HDRS += $(here)/lib/ksft_bindlab.h
 # The kselftests' own parts: helpers and row tables each includes once.
 KSFT_HDRS := bhash_sockets.h bhash_conflict_rows.h bhash_addr_rows.h
 KSFT_HDRS += model_judge.h model_sequences.h model_upstream.h
+KSFT_HDRS += tw_topology.h tw_reuse_rows.h
 CORE_HDRS += $(KSFT_HDRS:%=$(here)/lib/%)
 
 BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
