@@ -317,16 +317,23 @@ static int run_round(const struct opts *o, struct round_out *out,
 	return out->status;
 }
 
+/* What the case measures; compare refuses runs where these differ. */
 static json_t *params_json(const struct opts *o)
 {
-	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I, s:I, s:I, s:I, s:b}",
+	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I}",
 			 "mode", o->mode, "addresses", o->addrs,
 			 "naddrs", o->spec.naddrs,
 			 "family", bl_family_name(o->spec.family),
 			 "reuseaddr", o->spec.reuseaddr,
 			 "reuseport", o->spec.reuseport,
 			 "port", o->spec.port, "auto_port", !o->spec.port,
-			 "n", (json_int_t)o->spec.n,
+			 "n", (json_int_t)o->spec.n);
+}
+
+/* How it was measured: rounds and curve size are no part of the case. */
+static json_t *settings_json(const struct opts *o)
+{
+	return json_pack("{s:I, s:I, s:I, s:b}",
 			 "rounds", (json_int_t)o->rounds,
 			 "warmup", (json_int_t)o->warmup,
 			 "buckets", (json_int_t)o->buckets,
@@ -426,6 +433,7 @@ static int write_json(const struct opts *o, const char *case_id,
 	int err;
 
 	json_object_set_new(root, "params", params_json(o));
+	json_object_set_new(root, "settings", settings_json(o));
 	for (r = 0; r < o->rounds; r++)
 		json_array_append_new(rounds, json_pack("{s:I, s:f, s:i, s:o}",
 			"total_ns", (json_int_t)outs[r]->total_ns,
