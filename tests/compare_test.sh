@@ -200,4 +200,53 @@ bad "unknown subcommand" "unknown subcommand 'frobnicate'" "$here/run.sh" frobni
 bad "unknown main-job flag" "unknown option '--fast'" "$here/run.sh" --fast
 bad "plot without a file" "plot needs RUN.json" "$here/run.sh" plot
 
+# LAVA results (README, "LAVA"): a hand-written file as LAVA logs them,
+# then the same with one fault each: refused (exit 2, one line, nothing
+# written), never dropped in silence.
+lava=$here/tests/lava/results.json
+check "LAVA import: summary shows the table's cases with their verdicts" 1 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms +116\.100 ms .*regressed \(3 rounds\)$' \
+	sh -c '"$1" import-lava "$2" "$3" && "$4" summary "$2"' sh "$here/run.sh" "$tmp/lava.json" "$lava" "$here/bindlab_results"
+check "LAVA import: churn is measured, in conn/s" 1 '^tw_reuse\.reuse2_v6_loopback\.conn_per_s +21537\.800 conn/s .*measured \(3 rounds\)$' \
+	"$here/bindlab_results" summary "$tmp/lava.json"
+check "LAVA import: a skipped case and the kselftest results are listed" 1 \
+	'skipped +benchmark\.tw_reuse\.reuse1_v6_loopback\.conn_per_s: skipped in LAVA' \
+	"$here/bindlab_results" summary "$tmp/lava.json"
+check "LAVA import: a known regression declared for the fact" 0 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms .*known regression' \
+	env BINDLAB_XFAIL='bind_fastreuse.v4_reuseaddr_same.*' sh -c \
+	'"$1" import-lava "$2" "$3" && "$4" summary "$2" | grep -v "^  FAIL"' sh "$here/run.sh" "$tmp/lava_x.json" "$lava" "$here/bindlab_results"
+# lava_fault NAME PYTHON: a copy of the LAVA file with one fault.
+lava_fault() {
+	python3 - "$lava" "$tmp/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+}
+lava_fault slower 'for e in r:
+    if e["case"].startswith("bind_fastreuse.v4_reuseaddr_same.total_ms"): e["measurement"] *= 4'
+check "LAVA against LAVA: compare reads the import like a local run" 0 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms +116\.100 +464\.400 ms' \
+	sh -c '"$1" import-lava "$2" "$3" && "$1" compare "$4" "$2"' sh "$here/run.sh" "$tmp/lava_slow.json" "$tmp/slower.json" "$tmp/lava.json"
+lava_fault units 'r[6]["units"] = "us"'
+lava_fault unknown 'r.append({"definition": "d", "case": "no-such case", "result": "pass"})'
+lava_fault orphan 'del r[5]'
+lava_fault gap 'del r[7]'
+lava_fault median 'r[5]["measurement"] = 200'
+lava_fault result 'r[1]["result"] = "xfail"'
+lava_fault nomeasure 'del r[6]["measurement"]'
+lava_fault dup 'r.append(r[6])'
+bad "LAVA: a unit that is not the table's" "units 'us', the table's case is in ms" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/units.json"
+bad "LAVA: a case that maps to nothing" "is no table case, sample or kselftest name" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/unknown.json"
+bad "LAVA: samples without their headline" "samples without the headline" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/orphan.json"
+bad "LAVA: a sample missing" "but no sample2" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/gap.json"
+bad "LAVA: a headline that is not the median" "is not the median" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/median.json"
+bad "LAVA: a result LAVA does not have" "is not pass, fail, skip or unknown" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/result.json"
+bad "LAVA: a sample with no measurement" "no measurement" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/nomeasure.json"
+bad "LAVA: a sample twice" "sample1 twice" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/dup.json"
+bad "LAVA: not an array" "not a non-empty JSON array" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/before.json"
+bad "LAVA: merge without the table" "needs the case table" "$here/bindlab_results" merge "$tmp/never.json" --lava "$lava"
+
 tap_done
