@@ -138,6 +138,38 @@ static int parse_option(struct opts *o, int c, const char *arg,
 	return err;
 }
 
+/* MODE ADDRESSES N, after the options. */
+static int parse_positional(struct opts *o, int argc, char **argv,
+			    struct bl_why *why)
+{
+	int i, err;
+
+	for (i = 0; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] && !isdigit(argv[i][1]))
+			return bl_why_set(why, EINVAL,
+					  "option %s after the arguments: options go first",
+					  argv[i]);
+	if (argc != 3)
+		return bl_why_set(why, EINVAL,
+				  "expected 3 arguments (mode, addresses, N), got %d",
+				  argc);
+	parse_mode(o, argv[0]);
+	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(argv[0], "none"))
+		return bl_why_set(why, EINVAL, "unknown mode '%s'", argv[0]);
+	err = parse_addrs(o, argv[1], why);
+	if (!err)
+		err = bl_arg_long("N", argv[2], 1, 10000000, &o->spec.n, why);
+	if (err)
+		return err;
+	if (o->buckets > o->spec.n)
+		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
+				  o->buckets, o->spec.n);
+	if (o->spec.naddrs > o->spec.n)
+		return bl_why_set(why, EINVAL, "address count K %d exceeds N %ld",
+				  o->spec.naddrs, o->spec.n);
+	return 0;
+}
+
 /* 0, 1 for --help, or -EINVAL with why explaining the usage error. */
 static int parse_args(struct opts *o, int argc, char **argv,
 		      struct bl_why *why)
@@ -173,33 +205,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		if (err)
 			return err;
 	}
-	for (c = optind; c < argc; c++)
-		if (argv[c][0] == '-' && argv[c][1] && !isdigit(argv[c][1]))
-			return bl_why_set(why, EINVAL,
-					  "option %s after the arguments: options go first",
-					  argv[c]);
-	if (argc - optind != 3)
-		return bl_why_set(why, EINVAL,
-				  "expected 3 arguments (mode, addresses, N), got %d",
-				  argc - optind);
-	parse_mode(o, argv[optind]);
-	if (!o->spec.reuseaddr && !o->spec.reuseport &&
-	    strcmp(argv[optind], "none"))
-		return bl_why_set(why, EINVAL, "unknown mode '%s'",
-				  argv[optind]);
-	err = parse_addrs(o, argv[optind + 1], why);
-	if (!err)
-		err = bl_arg_long("N", argv[optind + 2], 1, 10000000,
-				  &o->spec.n, why);
-	if (err)
-		return err;
-	if (o->buckets > o->spec.n)
-		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
-				  o->buckets, o->spec.n);
-	if (o->spec.naddrs > o->spec.n)
-		return bl_why_set(why, EINVAL, "address count K %d exceeds N %ld",
-				  o->spec.naddrs, o->spec.n);
-	return 0;
+	return parse_positional(o, argc - optind, argv + optind, why);
 }
 
 /*
@@ -515,20 +521,14 @@ static int run_rounds(const struct opts *o, struct round_out **outs,
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Arguments and environment; *done when main should return the result. */
+static int setup(struct opts *o, int argc, char **argv, bool *done)
 {
-	struct round_out **outs;
-	struct summary sum = {};
-	char case_id[160];
-	size_t out_size;
-	long r, total_rounds;
 	struct bl_why why = { "" };
 	int ret;
-	struct opts o;
 
-	prog = basename(argv[0]);
-	bl_stdio_guard();
-	ret = parse_args(&o, argc, argv, &why);
+	*done = true;
+	ret = parse_args(o, argc, argv, &why);
 	if (ret > 0) {
 		print_usage(stdout);
 		return BL_EXIT_PASS;
@@ -540,12 +540,61 @@ int main(int argc, char **argv)
 	}
 	if (bl_check_args_only())
 		return BL_EXIT_PASS;
-	ret = check_env(&o, &why);
-	if (ret) {
+	ret = check_env(o, &why);
+	if (ret)
 		fprintf(stderr, "%s: %s%s\n", prog,
 			ret == BL_EXIT_SKIP ? "SKIP: " : "", why.msg);
-		return ret;
+	*done = ret != 0;
+	return ret;
+}
+
+static void print_header(const struct opts *o)
+{
+	printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
+	       BINDLAB_VERSION, o->mode, o->addrs, o->spec.naddrs,
+	       bl_family_name(o->spec.family), o->spec.port, o->spec.n,
+	       o->rounds, o->warmup, o->netns ? "private" : "current");
+}
+
+/* The measured rounds into a summary, its text and JSON; BL_EXIT_*. */
+static int report(const struct opts *o, struct round_out **outs)
+{
+	struct summary sum = {};
+	char case_id[160];
+	int ret = BL_EXIT_PASS;
+
+	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
+		 o->mode, o->addrs, bl_family_name(o->spec.family),
+		 port_kind(o->spec.port), o->spec.n);
+	if (summarize(o, outs, &sum)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return BL_EXIT_FAIL;
 	}
+	if (!o->quiet)
+		print_summary(o, &sum, stdout);
+	if (o->json && write_json(o, case_id, outs, &sum))
+		ret = BL_EXIT_FAIL;
+	/* The reproducer's line, last: the median round when there are several. */
+	printf("%s %s %ld: %.3f ms\n", o->mode, o->addrs, o->spec.n,
+	       sum.total.p50);
+	summary_free(&sum);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct round_out **outs;
+	long r, total_rounds;
+	size_t out_size;
+	struct opts o;
+	bool done;
+	int ret;
+
+	prog = basename(argv[0]);
+	bl_stdio_guard();
+	ret = setup(&o, argc, argv, &done);
+	if (done)
+		return ret;
 	if (o.json && !strcmp(o.json, "-"))
 		bl_stdout_machine();
 	total_rounds = o.warmup + o.rounds;
@@ -558,34 +607,14 @@ int main(int argc, char **argv)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (outs == MAP_FAILED)
 		return BL_EXIT_FAIL;
-
-	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
-		 o.mode, o.addrs,
-		 bl_family_name(o.spec.family), port_kind(o.spec.port),
-		 o.spec.n);
 	if (!o.quiet)
-		printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
-		       BINDLAB_VERSION, o.mode, o.addrs, o.spec.naddrs,
-		       bl_family_name(o.spec.family), o.spec.port, o.spec.n,
-		       o.rounds, o.warmup, o.netns ? "private" : "current");
-
+		print_header(&o);
 	ret = run_rounds(&o, outs, out_size);
-	if (ret)
-		return ret;
-	if (summarize(&o, outs + o.warmup, &sum)) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return BL_EXIT_FAIL;
-	}
-	if (!o.quiet)
-		print_summary(&o, &sum, stdout);
-	if (o.json && write_json(&o, case_id, outs + o.warmup, &sum))
-		ret = BL_EXIT_FAIL;
-	/* The seed's line, last: the median round when there are several. */
-	printf("%s %s %ld: %.3f ms\n", o.mode, o.addrs, o.spec.n,
-	       sum.total.p50);
-	summary_free(&sum);
+	if (!ret)
+		ret = report(&o, outs + o.warmup);
 	for (r = 0; r < total_rounds; r++)
-		munmap(outs[r], out_size);
+		if (outs[r] && outs[r] != MAP_FAILED)
+			munmap(outs[r], out_size);
 	munmap(outs, total_rounds * sizeof(*outs));
 	return ret;
 }

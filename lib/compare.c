@@ -11,8 +11,8 @@
  *   between runs, so changes below the drift floor are not claimed.
  * A change is claimed only when the test and the interval agree and
  * the change is at least min_change_pct; otherwise the row says "no
- * stable difference", as seed 000's letter did for its overlapping
- * SO_REUSEPORT rows.
+ * stable difference", as the letter of "tcp: Fix fastreuse cache
+ * initialization on first bind" did for its overlapping SO_REUSEPORT rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -266,14 +266,12 @@ static int by_runs(const struct bl_cmp_side *before,
 	return err == -EDOM ? 1 : err;
 }
 
-int bl_compare_case(const struct bl_cmp_side *before,
-		    const struct bl_cmp_side *after,
-		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+/* The row's identity and sizes; false when a run cannot be compared. */
+static bool row_init(const struct bl_cmp_side *before,
+		     const struct bl_cmp_side *after, struct bl_cmp_row *row)
 {
 	json_t *ref = before->runs[0], *mb = json_object_get(ref, "metric");
-	double floor = opts->min_change_pct, worse;
 	size_t i;
-	int err;
 
 	memset(row, 0, sizeof(*row));
 	snprintf(row->case_id, sizeof(row->case_id), "%s", bl_json_str(ref, "case"));
@@ -284,16 +282,42 @@ int bl_compare_case(const struct bl_cmp_side *before,
 	row->runs_after = after->n;
 	row->rounds_before = rounds_of(before);
 	row->rounds_after = rounds_of(after);
-
 	for (i = 1; i < before->n; i++)
 		if (bl_cmp_incomparable(ref, before->runs[i], row->skipped,
-				 sizeof(row->skipped)))
-			return 0;
+					sizeof(row->skipped)))
+			return false;
 	for (i = 0; i < after->n; i++)
 		if (bl_cmp_incomparable(ref, after->runs[i], row->skipped,
-				 sizeof(row->skipped)))
-			return 0;
+					sizeof(row->skipped)))
+			return false;
+	return true;
+}
 
+/* The words of a claim, in the case's direction; below 1 is better. */
+static void claim(const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	double worse = row->lower_better ? row->ratio : 1 / row->ratio;
+
+	if (worse > 1) {
+		snprintf(row->verdict, sizeof(row->verdict), "%.2fx slower",
+			 worse);
+		row->regression = opts->threshold_pct >= 0 &&
+				  worse > 1 + opts->threshold_pct / 100;
+	} else {
+		snprintf(row->verdict, sizeof(row->verdict), "%.2fx faster",
+			 1 / worse);
+	}
+}
+
+int bl_compare_case(const struct bl_cmp_side *before,
+		    const struct bl_cmp_side *after,
+		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	double floor = opts->min_change_pct;
+	int err;
+
+	if (!row_init(before, after, row))
+		return 0;
 	row->load = fmax(load_per_cpu(before), load_per_cpu(after));
 	if (before->n >= 2 && after->n >= 2)
 		err = by_runs(before, after, row);
@@ -323,22 +347,11 @@ int bl_compare_case(const struct bl_cmp_side *before,
 				 1 + floor / 100);
 		return 0;
 	}
-	if (!row->significant) {
+	if (!row->significant)
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "no stable difference");
-		return 0;
-	}
-	/* How many times worse "after" is; below 1 means better. */
-	worse = row->lower_better ? row->ratio : 1 / row->ratio;
-	if (worse > 1) {
-		snprintf(row->verdict, sizeof(row->verdict), "%.2fx slower",
-			 worse);
-		row->regression = opts->threshold_pct >= 0 &&
-				  worse > 1 + opts->threshold_pct / 100;
-	} else {
-		snprintf(row->verdict, sizeof(row->verdict), "%.2fx faster",
-			 1 / worse);
-	}
+	else
+		claim(opts, row);
 	return 0;
 }
 
