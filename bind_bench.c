@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bind_bench: time bind() of N TCP sockets with one reuse option on one
- * port, the measurement of seed 000 ("tcp: Fix fastreuse cache
- * initialization on first bind"), grown up: private namespace per round,
- * rounds and warm-up, a cost curve and its growth, JSON results.
+ * port, the measurement of "tcp: Fix fastreuse cache initialization on
+ * first bind" (which fixes 8002d44fe84d), grown up: private namespace per
+ * round, rounds and warm-up, a cost curve and its growth, JSON results.
  *
- * The first positional form and the last output line match the seed's
+ * The first positional form and the last output line match that patch's
  * reproducer, so its figures can be reproduced as-is:
  *   bind_bench reuseaddr same 16000
  *   ...

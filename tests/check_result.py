@@ -4,7 +4,9 @@
 
 An independent implementation (Python's json and statistics) recomputes
 totals, growth and the curve from bind_ns and compares with what the C
-code reported, and the seed-style last line with the median total.
+code reported, the verdict (growth median against its limit), and the
+reproducer's last line (as in "tcp: Fix fastreuse cache initialization on
+first bind") with the median total.
 usage: check_result.py RESULT.json "LAST LINE"
 """
 import json
