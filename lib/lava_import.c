@@ -283,18 +283,12 @@ static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 
 static json_t *load_array(const char *path, struct bl_why *why)
 {
-	json_error_t jerr;
-	json_t *root;
-	FILE *f;
+	json_t *root = bl_json_load(path, why);
 
-	f = bl_open_regular(path, BL_MAX_INPUT_BYTES, why);
-	if (!f)
+	if (!root)
 		return NULL;
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
-	if (!root || !json_is_array(root) || !json_array_size(root)) {
-		refuse(why, "%s: %s", path, root ? "not a non-empty JSON array" :
-		       jerr.text);
+	if (!json_is_array(root) || !json_array_size(root)) {
+		refuse(why, "%s: not a non-empty JSON array", path);
 		json_decref(root);
 		return NULL;
 	}
