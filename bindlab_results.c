@@ -31,7 +31,7 @@ static void print_usage(FILE *f)
 		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
-		"       %s samples RESULT.json                    one case's samples, one a line\n"
+		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
 		"       (README, LAVA); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
@@ -949,22 +949,35 @@ static int cmd_curve(int argc, char **argv)
 	return 0;
 }
 
-/* The samples of a file's one case, one a line: for shell readers. */
+/*
+ * The samples of a file's one case, one a line, for shell readers: the
+ * metric's, or FIELD of each round (growth, say). Nothing is printed
+ * unless every value is a number.
+ */
 static int cmd_samples(int argc, char **argv)
 {
-	json_t *run, *cases, *v;
+	json_t *run, *cases, *c, *list, *v, *x;
 	size_t i;
 
-	if (argc != 2)
-		die_usage("samples needs RESULT.json");
+	if (argc != 2 && argc != 3)
+		die_usage("samples needs RESULT.json [ROUND-FIELD]");
 	run = load_or_die(argv[1]);
 	cases = bl_run_cases(run);
 	if (json_array_size(cases) != 1)
 		die_usage("%s: want one case, found %zu", argv[1],
 			  json_array_size(cases));
-	json_array_foreach(json_object_get(json_object_get(json_array_get(cases, 0),
-							   "metric"), "samples"), i, v)
-		printf("%.17g\n", json_number_value(v));
+	c = json_array_get(cases, 0);
+	list = argc == 2 ? json_object_get(json_object_get(c, "metric"), "samples") :
+			   json_object_get(c, "rounds");
+	json_array_foreach(list, i, v) {
+		x = argc == 2 ? v : json_object_get(v, argv[2]);
+		if (!json_is_number(x))
+			die_usage("%s: round %zu has no number %s", argv[1],
+				  i + 1, argc == 2 ? "sample" : argv[2]);
+	}
+	json_array_foreach(list, i, v)
+		printf("%.12g\n", json_number_value(argc == 2 ? v :
+						     json_object_get(v, argv[2])));
 	json_decref(cases);
 	json_decref(run);
 	return 0;

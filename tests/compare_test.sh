@@ -200,6 +200,14 @@ bad "unknown subcommand" "unknown subcommand 'frobnicate'" "$here/run.sh" frobni
 bad "unknown main-job flag" "unknown option '--fast'" "$here/run.sh" --fast
 bad "plot without a file" "plot needs RUN.json" "$here/run.sh" plot
 
+# bindlab_results samples: what bisect reads instead of a program's text.
+craft "$tmp/one.json" 0.1.0 1 one:total_ms:lower:100:3,1.5,2
+samples_csv() {
+	"$here/bindlab_results" samples "$1" | paste -sd ,
+}
+check "samples: the metric's samples of a file's one case, in order" 0 '^3,1\.5,2$' samples_csv "$tmp/one.json"
+bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_results" samples "$tmp/before.json"
+
 # LAVA results (README, "LAVA"): a hand-written file as LAVA logs them,
 # then the same with one fault each: refused (exit 2, one line, nothing
 # written), never dropped in silence.
