@@ -86,7 +86,8 @@ bl_cases_load || exit 2
 for c in "${cases[@]}"; do
 	bl_case_known "$c" || bl_usage_error "no case '$c' in the table (./run.sh cases)"
 	# The program's own parser: what ab accepts is what the guest runs.
-	why=$(bl_case_check_args "$c" "$sockets" "$rounds") || bl_usage_error "case $c: $why"
+	why=$(bl_case_check_args "$c" "${sockets:-$(bl_case_field "$c" full_n)}" "$rounds") ||
+		bl_usage_error "case $c: $why"
 done
 
 [ -f "$1" ] || [ -d "$1" ] || bl_usage_error "not a kernel image or tree: $1"
