@@ -270,15 +270,18 @@ static void case_details(json_t *c, char *buf, size_t len)
 	const char *tool = bl_json_str(c, "tool");
 
 	buf[0] = '\0';
-	if (!strcmp(tool, "bind_bench"))
+	if (!strcmp(tool, "lava"))
+		snprintf(buf, len, "from LAVA (%s)",
+			 bl_json_str(json_object_get(c, "params"), "definition"));
+	/* A result without its program's summary has no figures to show. */
+	else if (!json_is_object(sum))
+		return;
+	else if (!strcmp(tool, "bind_bench"))
 		snprintf(buf, len, "per bind %.1f us, growth %.2f",
 			 stat_median(sum, "per_bind_ns") / 1000,
 			 stat_median(sum, "growth"));
 	else if (!strcmp(tool, "tw_churn"))
 		churn_details(sum, buf, len);
-	else if (!strcmp(tool, "lava"))
-		snprintf(buf, len, "from LAVA (%s)",
-			 bl_json_str(json_object_get(c, "params"), "definition"));
 }
 
 /*
