@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bind_bench: time bind() of N TCP sockets with one reuse option on one
- * port, the measurement of seed 000 ("tcp: Fix fastreuse cache
- * initialization on first bind"), grown up: private namespace per round,
- * rounds and warm-up, a cost curve and its growth, JSON results.
+ * port, the measurement of "tcp: Fix fastreuse cache initialization on
+ * first bind" (which fixes 8002d44fe84d), grown up: private namespace per
+ * round, rounds and warm-up, a cost curve and its growth, JSON results.
  *
- * The first positional form and the last output line match the seed's
+ * The first positional form and the last output line match that patch's
  * reproducer, so its figures can be reproduced as-is:
  *   bind_bench reuseaddr same 16000
  *   ...
@@ -138,6 +138,38 @@ static int parse_option(struct opts *o, int c, const char *arg,
 	return err;
 }
 
+/* MODE ADDRESSES N, after the options. */
+static int parse_positional(struct opts *o, int argc, char **argv,
+			    struct bl_why *why)
+{
+	int i, err;
+
+	for (i = 0; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] && !isdigit(argv[i][1]))
+			return bl_why_set(why, EINVAL,
+					  "option %s after the arguments: options go first",
+					  argv[i]);
+	if (argc != 3)
+		return bl_why_set(why, EINVAL,
+				  "expected 3 arguments (mode, addresses, N), got %d",
+				  argc);
+	parse_mode(o, argv[0]);
+	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(argv[0], "none"))
+		return bl_why_set(why, EINVAL, "unknown mode '%s'", argv[0]);
+	err = parse_addrs(o, argv[1], why);
+	if (!err)
+		err = bl_arg_long("N", argv[2], 1, 10000000, &o->spec.n, why);
+	if (err)
+		return err;
+	if (o->buckets > o->spec.n)
+		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
+				  o->buckets, o->spec.n);
+	if (o->spec.naddrs > o->spec.n)
+		return bl_why_set(why, EINVAL, "address count K %d exceeds N %ld",
+				  o->spec.naddrs, o->spec.n);
+	return 0;
+}
+
 /* 0, 1 for --help, or -EINVAL with why explaining the usage error. */
 static int parse_args(struct opts *o, int argc, char **argv,
 		      struct bl_why *why)
@@ -173,33 +205,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		if (err)
 			return err;
 	}
-	for (c = optind; c < argc; c++)
-		if (argv[c][0] == '-' && argv[c][1] && !isdigit(argv[c][1]))
-			return bl_why_set(why, EINVAL,
-					  "option %s after the arguments: options go first",
-					  argv[c]);
-	if (argc - optind != 3)
-		return bl_why_set(why, EINVAL,
-				  "expected 3 arguments (mode, addresses, N), got %d",
-				  argc - optind);
-	parse_mode(o, argv[optind]);
-	if (!o->spec.reuseaddr && !o->spec.reuseport &&
-	    strcmp(argv[optind], "none"))
-		return bl_why_set(why, EINVAL, "unknown mode '%s'",
-				  argv[optind]);
-	err = parse_addrs(o, argv[optind + 1], why);
-	if (!err)
-		err = bl_arg_long("N", argv[optind + 2], 1, 10000000,
-				  &o->spec.n, why);
-	if (err)
-		return err;
-	if (o->buckets > o->spec.n)
-		return bl_why_set(why, EINVAL, "buckets %ld exceed N %ld",
-				  o->buckets, o->spec.n);
-	if (o->spec.naddrs > o->spec.n)
-		return bl_why_set(why, EINVAL, "address count K %d exceeds N %ld",
-				  o->spec.naddrs, o->spec.n);
-	return 0;
+	return parse_positional(o, argc - optind, argv + optind, why);
 }
 
 /*
@@ -317,16 +323,23 @@ static int run_round(const struct opts *o, struct round_out *out,
 	return out->status;
 }
 
+/* What the case measures; compare refuses runs where these differ. */
 static json_t *params_json(const struct opts *o)
 {
-	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I, s:I, s:I, s:I, s:b}",
+	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I}",
 			 "mode", o->mode, "addresses", o->addrs,
 			 "naddrs", o->spec.naddrs,
 			 "family", bl_family_name(o->spec.family),
 			 "reuseaddr", o->spec.reuseaddr,
 			 "reuseport", o->spec.reuseport,
 			 "port", o->spec.port, "auto_port", !o->spec.port,
-			 "n", (json_int_t)o->spec.n,
+			 "n", (json_int_t)o->spec.n);
+}
+
+/* How it was measured: rounds and curve size are no part of the case. */
+static json_t *settings_json(const struct opts *o)
+{
+	return json_pack("{s:I, s:I, s:I, s:b}",
 			 "rounds", (json_int_t)o->rounds,
 			 "warmup", (json_int_t)o->warmup,
 			 "buckets", (json_int_t)o->buckets,
@@ -426,6 +439,7 @@ static int write_json(const struct opts *o, const char *case_id,
 	int err;
 
 	json_object_set_new(root, "params", params_json(o));
+	json_object_set_new(root, "settings", settings_json(o));
 	for (r = 0; r < o->rounds; r++)
 		json_array_append_new(rounds, json_pack("{s:I, s:f, s:i, s:o}",
 			"total_ns", (json_int_t)outs[r]->total_ns,
@@ -507,20 +521,14 @@ static int run_rounds(const struct opts *o, struct round_out **outs,
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Arguments and environment; *done when main should return the result. */
+static int setup(struct opts *o, int argc, char **argv, bool *done)
 {
-	struct round_out **outs;
-	struct summary sum = {};
-	char case_id[160];
-	size_t out_size;
-	long r, total_rounds;
 	struct bl_why why = { "" };
 	int ret;
-	struct opts o;
 
-	prog = basename(argv[0]);
-	bl_stdio_guard();
-	ret = parse_args(&o, argc, argv, &why);
+	*done = true;
+	ret = parse_args(o, argc, argv, &why);
 	if (ret > 0) {
 		print_usage(stdout);
 		return BL_EXIT_PASS;
@@ -532,12 +540,61 @@ int main(int argc, char **argv)
 	}
 	if (bl_check_args_only())
 		return BL_EXIT_PASS;
-	ret = check_env(&o, &why);
-	if (ret) {
+	ret = check_env(o, &why);
+	if (ret)
 		fprintf(stderr, "%s: %s%s\n", prog,
 			ret == BL_EXIT_SKIP ? "SKIP: " : "", why.msg);
-		return ret;
+	*done = ret != 0;
+	return ret;
+}
+
+static void print_header(const struct opts *o)
+{
+	printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
+	       BINDLAB_VERSION, o->mode, o->addrs, o->spec.naddrs,
+	       bl_family_name(o->spec.family), o->spec.port, o->spec.n,
+	       o->rounds, o->warmup, o->netns ? "private" : "current");
+}
+
+/* The measured rounds into a summary, its text and JSON; BL_EXIT_*. */
+static int report(const struct opts *o, struct round_out **outs)
+{
+	struct summary sum = {};
+	char case_id[160];
+	int ret = BL_EXIT_PASS;
+
+	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
+		 o->mode, o->addrs, bl_family_name(o->spec.family),
+		 port_kind(o->spec.port), o->spec.n);
+	if (summarize(o, outs, &sum)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return BL_EXIT_FAIL;
 	}
+	if (!o->quiet)
+		print_summary(o, &sum, stdout);
+	if (o->json && write_json(o, case_id, outs, &sum))
+		ret = BL_EXIT_FAIL;
+	/* The reproducer's line, last: the median round when there are several. */
+	printf("%s %s %ld: %.3f ms\n", o->mode, o->addrs, o->spec.n,
+	       sum.total.p50);
+	summary_free(&sum);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct round_out **outs;
+	long r, total_rounds;
+	size_t out_size;
+	struct opts o;
+	bool done;
+	int ret;
+
+	prog = basename(argv[0]);
+	bl_stdio_guard();
+	ret = setup(&o, argc, argv, &done);
+	if (done)
+		return ret;
 	if (o.json && !strcmp(o.json, "-"))
 		bl_stdout_machine();
 	total_rounds = o.warmup + o.rounds;
@@ -550,34 +607,14 @@ int main(int argc, char **argv)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (outs == MAP_FAILED)
 		return BL_EXIT_FAIL;
-
-	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
-		 o.mode, o.addrs,
-		 bl_family_name(o.spec.family), port_kind(o.spec.port),
-		 o.spec.n);
 	if (!o.quiet)
-		printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
-		       BINDLAB_VERSION, o.mode, o.addrs, o.spec.naddrs,
-		       bl_family_name(o.spec.family), o.spec.port, o.spec.n,
-		       o.rounds, o.warmup, o.netns ? "private" : "current");
-
+		print_header(&o);
 	ret = run_rounds(&o, outs, out_size);
-	if (ret)
-		return ret;
-	if (summarize(&o, outs + o.warmup, &sum)) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		return BL_EXIT_FAIL;
-	}
-	if (!o.quiet)
-		print_summary(&o, &sum, stdout);
-	if (o.json && write_json(&o, case_id, outs + o.warmup, &sum))
-		ret = BL_EXIT_FAIL;
-	/* The seed's line, last: the median round when there are several. */
-	printf("%s %s %ld: %.3f ms\n", o.mode, o.addrs, o.spec.n,
-	       sum.total.p50);
-	summary_free(&sum);
+	if (!ret)
+		ret = report(&o, outs + o.warmup);
 	for (r = 0; r < total_rounds; r++)
-		munmap(outs[r], out_size);
+		if (outs[r] && outs[r] != MAP_FAILED)
+			munmap(outs[r], out_size);
 	munmap(outs, total_rounds * sizeof(*outs));
 	return ret;
 }

@@ -18,21 +18,26 @@
 #include <sys/stat.h>
 
 #include "bindlab.h"
+#include "results_tool.h"
 
 static const char *prog = "bindlab_results";
 
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s merge OUT [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [RESULT.json]...\n"
+		"usage: %s merge OUT [--case ROW]... [--result NAME=FILE]... [--lava FILE]\n"
+		"                [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
 		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
-		"merge: --missing NAME=skip:REASON|fail:REASON for a planned case with no result\n"
+		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
+		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
+		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
+		"       (README, LAVA); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
 		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
 		"      4 nothing measured, everything skipped\n",
-		prog, prog, prog, prog);
+		prog, prog, prog, prog, prog);
 }
 
 static __noreturn __printf(1, 2)
@@ -56,13 +61,6 @@ static json_t *load_or_die(const char *path)
 	if (!root)
 		die_usage("%s", why.msg);
 	return root;
-}
-
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
 }
 
 static json_t *test_entry(const char *program, const char *test,
@@ -190,14 +188,14 @@ static void add_cases(json_t *cases, json_t *more)
 	char why[160];
 
 	json_array_foreach(more, i, c) {
-		have = find_case(cases, str(c, "case"));
+		have = find_case(cases, bl_json_str(c, "case"));
 		if (!have) {
 			json_array_append_new(cases, json_deep_copy(c));
 			continue;
 		}
 		/* Pooled rounds must measure the same thing: compare's rules. */
 		if (bl_cmp_incomparable(have, c, why, sizeof(why)))
-			die_usage("cannot pool %s: %s", str(c, "case"), why);
+			die_usage("cannot pool %s: %s", bl_json_str(c, "case"), why);
 		json_array_extend(json_object_get(json_object_get(have, "metric"),
 						  "samples"),
 				  json_object_get(json_object_get(c, "metric"),
@@ -210,13 +208,207 @@ static void add_cases(json_t *cases, json_t *more)
 	}
 }
 
+static double stat_median(json_t *sum, const char *key)
+{
+	return json_number_value(json_object_get(json_object_get(sum, key),
+						 "median"));
+}
+
+/* Regime first: a port cap must never be read as a kernel speed. */
+static void churn_details(json_t *sum, char *buf, size_t len)
+{
+	json_t *fp = json_object_get(sum, "failure_point");
+	char failure[32] = "none";
+
+	if (json_is_number(fp))
+		snprintf(failure, sizeof(failure), "%.0f",
+			 json_number_value(fp));
+	snprintf(buf, len,
+		 "%s (port cap %.0f/s), connect p50 %.1f us p99 %.1f us, EADDRNOTAVAIL after %s",
+		 bl_json_str(sum, "regime"),
+		 json_number_value(json_object_get(sum, "port_cap_conn_per_s")),
+		 stat_median(sum, "connect_p50_ns") / 1000,
+		 stat_median(sum, "connect_p99_ns") / 1000, failure);
+}
+
+/* The table's rows, as run.sh passes them (merge --case). */
+static struct bl_case_decl decls[BL_MAX_CASE_DECLS];
+static size_t ndecls;
+
+static const struct bl_case_decl *decl_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ndecls; i++)
+		if (!strcmp(decls[i].name, name))
+			return &decls[i];
+	return NULL;
+}
+
+static void add_decl(const char *arg)
+{
+	struct bl_case_decl *d = &decls[ndecls];
+	char extra;
+
+	if (ndecls == BL_MAX_CASE_DECLS)
+		die_usage("more than %d --case rows", BL_MAX_CASE_DECLS);
+	if (sscanf(arg, "%128s %15s %7s %7s %c", d->name, d->unit, d->better,
+		   d->verdict, &extra) != 4 || !bl_case_id_valid(d->name) ||
+	    (strcmp(d->better, "lower") && strcmp(d->better, "higher")) ||
+	    (strcmp(d->verdict, "program") && strcmp(d->verdict, "none")))
+		die_usage("--case wants \"NAME UNIT lower|higher program|none\", not '%s'",
+			  arg);
+	if (decl_of(d->name))
+		die_usage("--case %s twice", d->name);
+	ndecls++;
+}
+
+/* Details of the summary line, by the tool that measured the case. */
+static void case_details(json_t *c, char *buf, size_t len)
+{
+	json_t *sum = json_object_get(c, "summary");
+	const char *tool = bl_json_str(c, "tool");
+
+	buf[0] = '\0';
+	if (!strcmp(tool, "lava"))
+		snprintf(buf, len, "from LAVA (%s)",
+			 bl_json_str(json_object_get(c, "params"), "definition"));
+	/* A result without its program's summary has no figures to show. */
+	else if (!json_is_object(sum))
+		return;
+	else if (!strcmp(tool, "bind_bench"))
+		snprintf(buf, len, "per bind %.1f us, growth %.2f",
+			 stat_median(sum, "per_bind_ns") / 1000,
+			 stat_median(sum, "growth"));
+	else if (!strcmp(tool, "tw_churn"))
+		churn_details(sum, buf, len);
+}
+
+/*
+ * A case's verdict, decided here once and stored in the run file, which
+ * summary and compare read and never re-derive. The program's judgement
+ * comes first (bind_bench: growth against BL_GROWTH_LIMIT); a regression
+ * the user declared for this kernel (BINDLAB_XFAIL) is "xfail"; a case
+ * the table says the program judges but that came without a verdict,
+ * or with one it does not know, fails closed.
+ */
+static void store_verdict(json_t *c, const struct bl_case_decl *d)
+{
+	json_t *pv = json_object_get(c, "verdict");
+	const char *ps = bl_json_str(pv, "status");
+	const char *status = ps, *reason = bl_json_str(pv, "reason");
+	char details[160], why[96];
+
+	if (!*ps && d && !strcmp(d->verdict, "program")) {
+		status = "fail";
+		reason = "the program gave no verdict";
+	} else if (!*ps) {
+		status = "measured";
+	} else if (!strcmp(ps, "regressed") &&
+		   bl_known_regression(bl_json_str(c, "case"))) {
+		status = "xfail";
+	} else if (strcmp(ps, "pass") && strcmp(ps, "regressed") &&
+		   strcmp(ps, "fail")) {
+		snprintf(why, sizeof(why), "unknown verdict '%.40s'", ps);
+		status = "fail";
+		reason = why;
+	}
+	case_details(c, details, sizeof(details));
+	json_object_set_new(c, "verdict",
+			    json_pack("{s:s, s:s, s:s}", "status", status,
+				      "reason", reason, "details", details));
+}
+
+/* --result NAME=FILE: one program result, the table's case NAME. */
+static json_t *declared_result(char *arg, json_t *inputs)
+{
+	char *eq = strchr(arg, '=');
+	const struct bl_case_decl *d;
+	json_t *in, *cases, *c, *m;
+
+	if (!eq)
+		die_usage("--result needs NAME=FILE");
+	*eq = '\0';
+	d = decl_of(arg);
+	if (!d)
+		die_usage("--result %s: no such --case", arg);
+	in = load_or_die(eq + 1);
+	cases = bl_run_cases(in);
+	if (json_array_size(cases) != 1)
+		die_usage("%s: want one result for case %s, found %zu",
+			  eq + 1, arg, json_array_size(cases));
+	c = json_deep_copy(json_array_get(cases, 0));
+	m = json_object_get(c, "metric");
+	if (strcmp(bl_json_str(m, "name"), bl_case_measure(d->name)) ||
+	    strcmp(bl_json_str(m, "unit"), d->unit) ||
+	    strcmp(bl_json_str(m, "better"), d->better))
+		die_usage("%s: metric %s in %s, %s is better; the table's %s wants %s in %s, %s is better",
+			  eq + 1, bl_json_str(m, "name"), bl_json_str(m, "unit"),
+			  bl_json_str(m, "better"), d->name,
+			  bl_case_measure(d->name), d->unit, d->better);
+	no_copy(inputs, cases, eq + 1);
+	json_array_append_new(inputs, cases);
+	json_object_set(c, "program_case", json_object_get(c, "case"));
+	json_object_set_new(c, "case", json_string(d->name));
+	json_decref(in);
+	return c;
+}
+
+/* A positional RESULT.json: its cases pool with the same ids. */
+static void plain_result(const char *path, json_t *cases, json_t *inputs)
+{
+	json_t *in = load_or_die(path), *c = bl_run_cases(in);
+
+	no_copy(inputs, c, path);
+	add_cases(cases, c);
+	json_array_append_new(inputs, c);
+	json_decref(in);
+}
+
+struct merge_in {
+	json_t *cases, *tests, *inputs;
+	const char *lava;
+};
+
+static void merge_arg(struct merge_in *in, int argc, char **argv, int *a)
+{
+	const char *opt = argv[*a];
+	char *eq;
+	json_t *c;
+
+	if (*opt == '-' && ++*a >= argc)
+		die_usage("%s needs an argument", opt);
+	if (!strcmp(opt, "--missing")) {
+		json_array_append_new(in->tests, missing_entry(argv[*a]));
+	} else if (!strcmp(opt, "--ktap")) {
+		eq = strchr(argv[*a], '=');
+		if (!eq)
+			die_usage("--ktap needs NAME=FILE");
+		*eq = '\0';
+		c = parse_ktap(argv[*a], eq + 1);
+		json_array_extend(in->tests, c);
+		json_decref(c);
+	} else if (!strcmp(opt, "--case")) {
+		add_decl(argv[*a]);
+	} else if (!strcmp(opt, "--result")) {
+		json_array_append_new(in->cases,
+				      declared_result(argv[*a], in->inputs));
+	} else if (!strcmp(opt, "--lava")) {
+		in->lava = argv[*a];
+	} else if (*opt == '-') {
+		die_usage("merge: unknown option '%s'", opt);
+	} else {
+		plain_result(opt, in->cases, in->inputs);
+	}
+}
+
 static int cmd_merge(int argc, char **argv)
 {
-	json_t *run, *cases = json_array(), *tests = json_array(), *in, *c;
-	json_t *inputs = json_array();
+	struct merge_in in = { json_array(), json_array(), json_array(), NULL };
 	struct bl_why why = { "" };
+	json_t *run, *c, *env;
 	const char *out;
-	char *eq;
+	size_t i;
 	int a, err;
 
 	if (argc < 2)
@@ -224,36 +416,21 @@ static int cmd_merge(int argc, char **argv)
 	out = argv[1];
 	if (bl_out_check(out, &why))
 		die_usage("%s", why.msg);
-	for (a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--missing")) {
-			if (++a >= argc)
-				die_usage("--missing needs NAME=skip:REASON or NAME=fail:REASON");
-			json_array_append_new(tests, missing_entry(argv[a]));
-			continue;
-		}
-		if (!strcmp(argv[a], "--ktap")) {
-			eq = ++a < argc ? strchr(argv[a], '=') : NULL;
-			if (!eq)
-				die_usage("--ktap needs NAME=FILE");
-			*eq = '\0';
-			c = parse_ktap(argv[a], eq + 1);
-			json_array_extend(tests, c);
-			json_decref(c);
-			continue;
-		}
-		in = load_or_die(argv[a]);
-		c = bl_run_cases(in);
-		no_copy(inputs, c, argv[a]);
-		add_cases(cases, c);
-		json_array_append_new(inputs, c);
-		json_decref(in);
-	}
-	json_decref(inputs);
+	for (a = 2; a < argc; a++)
+		merge_arg(&in, argc, argv, &a);
+	json_decref(in.inputs);
+	if (in.lava && bl_lava_import(in.lava, decls, ndecls, in.cases,
+				      in.tests, &why))
+		die_usage("%s", why.msg);
+	json_array_foreach(in.cases, i, c)
+		store_verdict(c, decl_of(bl_json_str(c, "case")));
+	/* An import describes the LAVA device, not this machine. */
+	env = in.lava ? json_pack("{s:s}", "source", "lava") : bl_env_json();
 	run = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o}",
 			"schema", BINDLAB_RUN_SCHEMA,
 			"schema_version", BINDLAB_SCHEMA_VERSION,
 			"harness_version", BINDLAB_VERSION,
-			"env", bl_env_json(), "cases", cases, "tests", tests);
+			"env", env, "cases", in.cases, "tests", in.tests);
 	err = bl_json_save(run, out, &why);
 	json_decref(run);
 	if (err)
@@ -276,42 +453,6 @@ static double metric_median(json_t *metric, double *lo, double *hi)
 	return m;
 }
 
-static const char *case_verdict(json_t *c, char *buf, size_t len)
-{
-	json_t *v = json_object_get(c, "verdict");
-	const char *status = str(v, "status");
-
-	if (!*status)
-		return "measured";
-	if (!strcmp(status, "regressed") && bl_known_regression(str(c, "case")))
-		return "known regression";
-	snprintf(buf, len, "%s", status);
-	return buf;
-}
-
-static double stat_median(json_t *sum, const char *key)
-{
-	return json_number_value(json_object_get(json_object_get(sum, key),
-						 "median"));
-}
-
-/* Regime first: a port cap must never be read as a kernel speed. */
-static void churn_details(json_t *sum, char *buf, size_t len)
-{
-	json_t *fp = json_object_get(sum, "failure_point");
-	char failure[32] = "none";
-
-	if (json_is_number(fp))
-		snprintf(failure, sizeof(failure), "%.0f",
-			 json_number_value(fp));
-	snprintf(buf, len,
-		 "%s (port cap %.0f/s), connect p50 %.1f us p99 %.1f us, EADDRNOTAVAIL after %s, ",
-		 str(sum, "regime"),
-		 json_number_value(json_object_get(sum, "port_cap_conn_per_s")),
-		 stat_median(sum, "connect_p50_ns") / 1000,
-		 stat_median(sum, "connect_p99_ns") / 1000, failure);
-}
-
 /*
  * Fail closed: a run that measured nothing passes nothing. Everything
  * skipped is a SKIP (exit 4, the reasons are listed above); no result
@@ -323,7 +464,7 @@ static int summary_verdict(json_t *run, json_t *cases, int fails, int skips)
 	json_t *t;
 
 	json_array_foreach(json_object_get(run, "tests"), i, t)
-		if (strcmp(str(t, "result"), "skip"))
+		if (strcmp(bl_json_str(t, "result"), "skip"))
 			measured++;
 	json_decref(cases);
 	json_decref(run);
@@ -351,12 +492,12 @@ static void summary_tests(json_t *tests, int counts[5])
 
 	json_array_foreach(tests, i, t)
 		for (k = 0; k < 5; k++)
-			if (!strcmp(str(t, "result"), kinds[k]))
+			if (!strcmp(bl_json_str(t, "result"), kinds[k]))
 				counts[k]++;
 	printf("\ntests: %d pass, %d fail, %d known regression (xfail), %d xpass, %d skipped\n",
 	       counts[0], counts[1], counts[2], counts[3], counts[4]);
 	json_array_foreach(tests, i, t) {
-		const char *r = str(t, "result");
+		const char *r = bl_json_str(t, "result");
 
 		if (!strcmp(r, "pass"))
 			continue;
@@ -364,27 +505,62 @@ static void summary_tests(json_t *tests, int counts[5])
 		       !strcmp(r, "xfail") ? "known regression" :
 		       !strcmp(r, "skip") ? "skipped" :
 		       !strcmp(r, "fail") ? "FAIL" : "XPASS",
-		       str(t, "program"), str(t, "test"),
-		       *str(t, "reason") ? ": " : "", str(t, "reason"));
+		       bl_json_str(t, "program"), bl_json_str(t, "test"),
+		       *bl_json_str(t, "reason") ? ": " : "", bl_json_str(t, "reason"));
 	}
+}
+
+/* The stored verdict's word on the summary line; *fails counts failures. */
+static const char *verdict_word(json_t *c, int *fails)
+{
+	static const char * const words[][2] = {
+		{ "pass", "pass" }, { "measured", "measured" },
+		{ "xfail", "known regression" }, { "regressed", "regressed" },
+		{ "fail", "FAIL" },
+	};
+	const char *status = bl_json_str(json_object_get(c, "verdict"),
+					 "status");
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(words); k++)
+		if (!strcmp(status, words[k][0]))
+			break;
+	if (k >= 3)
+		(*fails)++;
+	return k < ARRAY_SIZE(words) ? words[k][1] : "FAIL: no stored verdict";
+}
+
+static void summary_env(json_t *run)
+{
+	json_t *env = json_object_get(run, "env");
+
+	if (!strcmp(bl_json_str(env, "source"), "lava")) {
+		printf("results imported from LAVA, harness %s\n",
+		       bl_json_str(run, "harness_version"));
+		return;
+	}
+	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
+	       bl_json_str(env, "kernel_release"), bl_json_str(env, "cpu_model"),
+	       json_integer_value(json_object_get(env, "nproc")),
+	       bl_json_str(env, "clocksource"), bl_json_str(run, "harness_version"));
 }
 
 static int cmd_summary(int argc, char **argv)
 {
-	json_t *run, *cases, *c, *env, *sum;
-	int counts[5] = {}, fails = 0;
-	char vbuf[64], extra[128];
+	int counts[5] = {}, fails;
+	json_t *run, *cases, *c, *m, *v;
+	const char *word, *details;
 	double med, lo, hi;
 	size_t i;
 
 	if (argc != 2)
 		die_usage("summary needs RUN.json");
 	run = load_or_die(argv[1]);
-	env = json_object_get(run, "env");
-	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
-	       str(env, "kernel_release"), str(env, "cpu_model"),
-	       json_integer_value(json_object_get(env, "nproc")),
-	       str(env, "clocksource"), str(run, "harness_version"));
+	/* Verdicts are stored by merge: a bare program result has none. */
+	if (strcmp(bl_json_str(run, "schema"), BINDLAB_RUN_SCHEMA))
+		die_usage("%s: summary reads a run file (bindlab_results merge), not a program's result",
+			  argv[1]);
+	summary_env(run);
 	summary_tests(json_object_get(run, "tests"), counts);
 	fails = counts[1] + counts[3];
 
@@ -392,27 +568,15 @@ static int cmd_summary(int argc, char **argv)
 	printf("\n%-48s %14s  %-21s %s\n", "benchmark case", "median",
 	       "95% CI of median", "details, verdict");
 	json_array_foreach(cases, i, c) {
-		json_t *m = json_object_get(c, "metric");
-
-		sum = json_object_get(c, "summary");
+		m = json_object_get(c, "metric");
+		v = json_object_get(c, "verdict");
 		med = metric_median(m, &lo, &hi);
-		extra[0] = '\0';
-		if (json_object_get(sum, "growth"))
-			snprintf(extra, sizeof(extra),
-				 "per bind %.1f us, growth %.2f, ",
-				 stat_median(sum, "per_bind_ns") / 1000,
-				 stat_median(sum, "growth"));
-		if (*str(sum, "regime"))
-			churn_details(sum, extra, sizeof(extra));
-		printf("%-48s %10.3f %-3s  [%.3f, %.3f]  %s%s (%zu rounds)\n",
-		       str(c, "case"), med, str(m, "unit"), lo, hi, extra,
-		       case_verdict(c, vbuf, sizeof(vbuf)),
+		word = verdict_word(c, &fails);
+		details = bl_json_str(v, "details");
+		printf("%-48s %10.3f %-3s  [%.3f, %.3f]  %s%s%s (%zu rounds)\n",
+		       bl_json_str(c, "case"), med, bl_json_str(m, "unit"), lo, hi,
+		       details, *details ? ", " : "", word,
 		       json_array_size(json_object_get(m, "samples")));
-		if (!strcmp(vbuf, "regressed") &&
-		    strcmp(case_verdict(c, vbuf, sizeof(vbuf)),
-			   "known regression"))
-			fails++;
-		vbuf[0] = '\0';
 	}
 	return summary_verdict(run, cases, fails, counts[4]);
 }
@@ -433,7 +597,7 @@ static json_t *find_case(json_t *cases, const char *id)
 	size_t i;
 
 	json_array_foreach(cases, i, c)
-		if (!strcmp(str(c, "case"), id))
+		if (!strcmp(bl_json_str(c, "case"), id))
 			return c;
 	return NULL;
 }
@@ -535,9 +699,9 @@ static json_t *case_ids(const struct side *b, const struct side *a)
 	for (k = 0; k < 2; k++)
 		for (f = 0; f < sides[k]->n; f++)
 			json_array_foreach(sides[k]->cases[f], i, c)
-				if (!listed(ids, str(c, "case")))
+				if (!listed(ids, bl_json_str(c, "case")))
 					json_array_append_new(ids,
-						json_string(str(c, "case")));
+						json_string(bl_json_str(c, "case")));
 	return ids;
 }
 
@@ -667,8 +831,8 @@ static void compare_notes(const struct cmp_run *r)
 	size_t i;
 
 	json_array_foreach(r->skipped, i, id)
-		printf("%-48s not compared: %s\n", str(id, "case"),
-		       str(id, "skipped"));
+		printf("%-48s not compared: %s\n", bl_json_str(id, "case"),
+		       bl_json_str(id, "skipped"));
 	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
 	       "runs N+M: each file holding the case is a run; one sample per run (its median), Welch's t on logs:\n"
 	       "          drift between runs counts as noise.\n"
@@ -746,7 +910,7 @@ static void write_curve(json_t *c, const char *dir, size_t i, char *path,
 
 	if (!buf)
 		die_usage("out of memory");
-	used = snprintf(buf, cap, "bound %s\n", str(c, "case"));
+	used = snprintf(buf, cap, "bound %s\n", bl_json_str(c, "case"));
 	for (k = 0; k < n && used < cap; k++)
 		used += snprintf(buf + used, cap - used, "%.0f %.1f\n",
 				 json_number_value(json_array_get(x, k)),
@@ -781,8 +945,42 @@ static int cmd_curve(int argc, char **argv)
 		    json_array_size(x) > 1000)
 			continue;
 		write_curve(c, argv[2], ++n, path, sizeof(path));
-		printf("%s\t%s\n", str(c, "case"), path);
+		printf("%s\t%s\n", bl_json_str(c, "case"), path);
 	}
+	json_decref(cases);
+	json_decref(run);
+	return 0;
+}
+
+/*
+ * The samples of a file's one case, one a line, for shell readers: the
+ * metric's, or FIELD of each round (growth, say). Nothing is printed
+ * unless every value is a number.
+ */
+static int cmd_samples(int argc, char **argv)
+{
+	json_t *run, *cases, *c, *list, *v, *x;
+	size_t i;
+
+	if (argc != 2 && argc != 3)
+		die_usage("samples needs RESULT.json [ROUND-FIELD]");
+	run = load_or_die(argv[1]);
+	cases = bl_run_cases(run);
+	if (json_array_size(cases) != 1)
+		die_usage("%s: want one case, found %zu", argv[1],
+			  json_array_size(cases));
+	c = json_array_get(cases, 0);
+	list = argc == 2 ? json_object_get(json_object_get(c, "metric"), "samples") :
+			   json_object_get(c, "rounds");
+	json_array_foreach(list, i, v) {
+		x = argc == 2 ? v : json_object_get(v, argv[2]);
+		if (!json_is_number(x))
+			die_usage("%s: round %zu has no number %s", argv[1],
+				  i + 1, argc == 2 ? "sample" : argv[2]);
+	}
+	json_array_foreach(list, i, v)
+		printf("%.12g\n", json_number_value(argc == 2 ? v :
+						     json_object_get(v, argv[2])));
 	json_decref(cases);
 	json_decref(run);
 	return 0;
@@ -793,7 +991,7 @@ int main(int argc, char **argv)
 	prog = basename(argv[0]);
 	bl_stdio_guard();
 	if (argc < 2)
-		die_usage("missing subcommand (merge, summary, compare, curve)");
+		die_usage("missing subcommand (merge, summary, compare, curve, samples)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;
@@ -806,5 +1004,7 @@ int main(int argc, char **argv)
 		return cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "curve"))
 		return cmd_curve(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "samples"))
+		return cmd_samples(argc - 1, argv + 1);
 	die_usage("unknown subcommand '%s'", argv[1]);
 }

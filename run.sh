@@ -15,15 +15,17 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh compare [OPTIONS] BEFORE.json... -- AFTER.json...
        ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]
        ./run.sh test                        the project's own tests (CI)
+       ./run.sh cases                       the benchmark cases (./cases)
+       ./run.sh import-lava OUT.json LAVA.json   LAVA results into a run file
        ./run.sh kernel-build|vm|ab|bisect ARGS...   kernel lab (see each --help)
        ./run.sh --help
 
 main job: builds, then runs bind_bhash_test and tw_reuse_loopback (kselftests,
-each test in its own network namespace) and the benchmarks (bind_bench seed-000
-cases, loopback churn), prints one summary, writes results.json (all raw
-samples and the environment) and plot.svg/plot.png under
-results/<kernel release>-<time>/.
-  --full          the seed tables' sizes (16000 sockets, 50000 connections)
+each test in its own network namespace) and every benchmark case of the case
+table ./cases (bind_bench, loopback churn), prints one summary, writes
+results.json (all raw samples and the environment) and plot.svg/plot.png
+under results/<kernel release>-<time>/.
+  --full          the table's FULL_N sizes (16000 sockets, 50000 connections)
   --results DIR   where to put the run directory (default: results)
 compare: case by case, after/before with a 95% CI and a test; a change is
 claimed only when p < 0.05, the CI excludes 1 and the change is at least
@@ -51,6 +53,9 @@ die_usage() {
 
 # shellcheck source=lib/strict.sh
 . "$here/lib/strict.sh"
+# shellcheck source=lib/cases.sh
+. "$here/lib/cases.sh"
+bl_cases_load || exit 2
 
 if [ -t 1 ]; then
 	bold=$'\e[1m' red=$'\e[31m' green=$'\e[32m' plain=$'\e[0m'
@@ -176,20 +181,20 @@ run_ktap() {
 	return 0
 }
 
-# bench NAME JSON CMD...: one planned benchmark, CMD writing JSON. Its
-# result file joins the run; without one, NAME is listed as skipped
-# (exit 4, with the program's reason) or failed: no planned case
+# bench NAME JSON CMD...: one case of the table, CMD writing JSON. Its
+# result joins the run as case NAME; without one, NAME is listed as
+# skipped (exit 4, with the program's reason) or failed: no planned case
 # disappears.
 bench() {
 	local name=$1 json=$2 err rc why
 	shift 2
 	err=$json.err
-	own "$@" >"$json.out" 2>"$err"
+	own "$here/$1" "${@:2}" >"$json.out" 2>"$err"
 	rc=$?
 	# The program's one-line error, not the usage that may follow it.
 	why=$(grep -m 1 -E '^[a-z_]+: ' "$err" | sed 's/^[a-z_]*: //; s/^SKIP: //')
 	if [ $rc -eq 0 ] && [ -f "$json" ]; then
-		inputs+=("$json")
+		inputs+=(--result "$name=$json")
 	elif [ $rc -eq 4 ]; then
 		missing+=(--missing "$name=skip:${why:-skipped}")
 	else
@@ -199,26 +204,26 @@ bench() {
 	rm -f -- "$err" "$json.out"
 }
 
-# run_benchmarks DIR N FULL: the planned benchmarks, into inputs/missing.
+# run_benchmarks DIR FULL: every case of the table (./cases), into
+# inputs/missing; the table's N, or its FULL_N with --full.
 run_benchmarks() {
-	local dir=$1 n=$2 rounds=5 mode addrs json churn
-	# Default: about a minute on 2 cores. --full: the seeds' tables. The
-	# default churn stays below the first-parity ports of the range, so
-	# tw_reuse=0 does not crawl; --full is seed 004's experiment.
-	churn=(-R "0,1,2" -n 10000 -r 5)
-	[ "$3" -eq 1 ] && churn=(-R "0,2" -n 50000 -p 32768-65535 -t 300)
-	# The four cases of seed 000's table, control (reuseport same) included.
-	for mode in reuseaddr reuseport; do
-		for addrs in same alternate; do
-			step "bind_bench $mode $addrs $n ($rounds rounds)"
-			json=$dir/bind_bench.$mode.$addrs.json
-			bench "bind_bench.$mode.$addrs.n$n" "$json" "$here/bind_bench" \
-				-q -r $rounds -w 1 --json "$json" $mode $addrs "$n"
-		done
+	local dir=$1 name n json rounds=5
+	for name in "${BL_CASE_NAMES[@]}"; do
+		n=$(bl_case_field "$name" "$([ "$2" -eq 1 ] && echo full_n || echo n)")
+		json=$dir/$name.json
+		bl_case_argv "$name" "$n" $rounds "$json" || exit 2
+		step "$name: ${BL_CASE_ARGV[*]}"
+		bench "$name" "$json" "${BL_CASE_ARGV[@]}"
 	done
-	step "tw_reuse_loopback churn ${churn[*]}"
-	bench "tw_reuse_loopback.churn" "$dir/churn.json" \
-		"$here/tw_reuse_loopback" churn -q "${churn[@]}" --json "$dir/churn.json"
+}
+
+# case_decls: merge's --case row of every case of the table.
+case_decls() {
+	local name
+	decls=()
+	for name in "${BL_CASE_NAMES[@]}"; do
+		decls+=(--case "$(bl_case_decl "$name")")
+	done
 }
 
 # verdict RC: the last line of the main job, from summary's exit status.
@@ -231,8 +236,8 @@ verdict() {
 }
 
 cmd_main() {
-	local full=0 root=$here/results dir release rc
-	local inputs=() missing=()
+	local full=0 root=$here/results dir release rc json
+	local inputs=() missing=() decls=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
@@ -264,17 +269,20 @@ cmd_main() {
 
 	run_ktap bind_bhash_test "$dir"
 	run_ktap tw_reuse_loopback "$dir"
-	run_benchmarks "$dir" "$([ $full -eq 1 ] && echo 16000 || echo 4000)" $full
+	run_benchmarks "$dir" $full
+	case_decls
 
 	# Only this run's own files, named one by one: never a glob.
 	if ! own "$results_tool" merge "$dir/results.json" \
 		--ktap "bind_bhash_test=$dir/bind_bhash_test.ktap" \
 		--ktap "tw_reuse_loopback=$dir/tw_reuse_loopback.ktap" \
-		"${missing[@]}" "${inputs[@]}"; then
+		"${decls[@]}" "${missing[@]}" "${inputs[@]}"; then
 		echo "${red}verdict: FAIL: the results of $dir could not be merged${plain}"
 		return 1
 	fi
-	rm -f -- "${inputs[@]}"
+	for json in "${inputs[@]}"; do
+		[ "$json" = --result ] || rm -f -- "${json#*=}"
+	done
 
 	echo
 	own "$results_tool" summary "$dir/results.json"
@@ -398,6 +406,26 @@ cmd_test() {
 	exec "$here/tests/run_all.sh"
 }
 
+cmd_cases() {
+	local name
+	[ $# -eq 0 ] || die_usage "cases takes no arguments"
+	for name in "${BL_CASE_NAMES[@]}"; do
+		bl_case_argv "$name" "" "" RESULT.json
+		printf '%s\t%s, %s is better\t%s\n' "$name" \
+			"$(bl_case_field "$name" unit)" "$(bl_case_field "$name" better)" \
+			"${BL_CASE_ARGV[*]}"
+	done
+}
+
+# import-lava OUT LAVA.json: the format is README "LAVA".
+cmd_import_lava() {
+	local decls=()
+	[ $# -eq 2 ] || die_usage "import-lava needs OUT.json LAVA.json"
+	build build
+	case_decls
+	own "$results_tool" merge "$1" "${decls[@]}" --lava "$2"
+}
+
 cmd_kernel() {
 	local script=$here/kernel/$1.sh
 	[ -x "$script" ] || die_usage "kernel lab script $script missing"
@@ -415,6 +443,8 @@ case "${1:-}" in
 compare) shift; cmd_compare "$@" ;;
 plot) shift; cmd_plot "$@" ;;
 test) shift; cmd_test "$@" ;;
+cases) shift; cmd_cases "$@" ;;
+import-lava) shift; cmd_import_lava "$@" ;;
 kernel-build) shift; cmd_kernel build "$@" ;;
 vm) shift; cmd_kernel vm "$@" ;;
 ab) shift; cmd_kernel ab "$@" ;;

@@ -11,8 +11,8 @@
  *   between runs, so changes below the drift floor are not claimed.
  * A change is claimed only when the test and the interval agree and
  * the change is at least min_change_pct; otherwise the row says "no
- * stable difference", as seed 000's letter did for its overlapping
- * SO_REUSEPORT rows.
+ * stable difference", as the letter of "tcp: Fix fastreuse cache
+ * initialization on first bind" did for its overlapping SO_REUSEPORT rows.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,38 +21,29 @@
 #include <string.h>
 
 #include "bindlab.h"
+#include "results_tool.h"
 
 #define CMP_ALPHA	0.05
 #define CMP_SEED	0x5EEDULL
 
-/* Parameters that change how long a run takes, not what it measures. */
-static const char * const incidental_params[] = {
-	"rounds", "warmup", "buckets", "netns", "quiet", "json",
-};
-
-static bool incidental(const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(incidental_params); i++)
-		if (!strcmp(key, incidental_params[i]))
-			return true;
-	return false;
-}
-
+/*
+ * What a case measures is its "params"; how long a run took to measure
+ * it (rounds, warm-up) is in "settings", which compare never reads: it
+ * knows no program's parameter names.
+ */
 static bool params_differ(json_t *a, json_t *b, char *key, size_t len)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach(a, k, v) {
-		if (incidental(k) || json_equal(v, json_object_get(b, k)))
+		if (json_equal(v, json_object_get(b, k)))
 			continue;
 		snprintf(key, len, "%s", k);
 		return true;
 	}
 	json_object_foreach(b, k, v) {
-		if (incidental(k) || json_object_get(a, k))
+		if (json_object_get(a, k))
 			continue;
 		snprintf(key, len, "%s", k);
 		return true;
@@ -92,13 +83,6 @@ static size_t rounds_of(const struct bl_cmp_side *side)
 	return n;
 }
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 /* Why run x cannot be compared with the reference run, or NULL. */
 const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 				size_t len)
@@ -107,19 +91,19 @@ const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 	json_t *mx = json_object_get(x, "metric");
 	char key[64];
 
-	if (strcmp(str(ref, "tool"), str(x, "tool")))
+	if (strcmp(bl_json_str(ref, "tool"), bl_json_str(x, "tool")))
 		snprintf(buf, len, "different tools");
-	else if (!same_series(str(ref, "harness_version"),
-			      str(x, "harness_version")))
+	else if (!same_series(bl_json_str(ref, "harness_version"),
+			      bl_json_str(x, "harness_version")))
 		snprintf(buf, len, "harness %s vs %s",
-			 str(ref, "harness_version"), str(x, "harness_version"));
-	else if (strcmp(str(mr, "name"), str(mx, "name")) ||
-		 strcmp(str(mr, "better"), str(mx, "better")))
+			 bl_json_str(ref, "harness_version"), bl_json_str(x, "harness_version"));
+	else if (strcmp(bl_json_str(mr, "name"), bl_json_str(mx, "name")) ||
+		 strcmp(bl_json_str(mr, "better"), bl_json_str(mx, "better")))
 		snprintf(buf, len, "different metrics (%s vs %s)",
-			 str(mr, "name"), str(mx, "name"));
-	else if (strcmp(str(mr, "unit"), str(mx, "unit")))
+			 bl_json_str(mr, "name"), bl_json_str(mx, "name"));
+	else if (strcmp(bl_json_str(mr, "unit"), bl_json_str(mx, "unit")))
 		snprintf(buf, len, "different units (%s vs %s)",
-			 str(mr, "unit"), str(mx, "unit"));
+			 bl_json_str(mr, "unit"), bl_json_str(mx, "unit"));
 	else if (params_differ(json_object_get(ref, "params"),
 			       json_object_get(x, "params"), key, sizeof(key)))
 		snprintf(buf, len, "parameter '%s' differs", key);
@@ -162,7 +146,7 @@ static double load_per_cpu(const struct bl_cmp_side *side)
 		env = json_object_get(side->runs[i], "env");
 		cpus = json_number_value(json_object_get(env, "nproc"));
 		if (cpus >= 1 &&
-		    sscanf(str(env, "loadavg"), "%lf", &load) == 1 &&
+		    sscanf(bl_json_str(env, "loadavg"), "%lf", &load) == 1 &&
 		    isfinite(load) && load >= 0)
 			worst = fmax(worst, load / cpus);
 	}
@@ -282,34 +266,58 @@ static int by_runs(const struct bl_cmp_side *before,
 	return err == -EDOM ? 1 : err;
 }
 
-int bl_compare_case(const struct bl_cmp_side *before,
-		    const struct bl_cmp_side *after,
-		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+/* The row's identity and sizes; false when a run cannot be compared. */
+static bool row_init(const struct bl_cmp_side *before,
+		     const struct bl_cmp_side *after, struct bl_cmp_row *row)
 {
 	json_t *ref = before->runs[0], *mb = json_object_get(ref, "metric");
-	double floor = opts->min_change_pct, worse;
 	size_t i;
-	int err;
 
 	memset(row, 0, sizeof(*row));
-	snprintf(row->case_id, sizeof(row->case_id), "%s", str(ref, "case"));
-	snprintf(row->metric, sizeof(row->metric), "%s", str(mb, "name"));
-	snprintf(row->unit, sizeof(row->unit), "%s", str(mb, "unit"));
-	row->lower_better = !strcmp(str(mb, "better"), "lower");
+	snprintf(row->case_id, sizeof(row->case_id), "%s", bl_json_str(ref, "case"));
+	snprintf(row->metric, sizeof(row->metric), "%s", bl_json_str(mb, "name"));
+	snprintf(row->unit, sizeof(row->unit), "%s", bl_json_str(mb, "unit"));
+	row->lower_better = !strcmp(bl_json_str(mb, "better"), "lower");
 	row->runs_before = before->n;
 	row->runs_after = after->n;
 	row->rounds_before = rounds_of(before);
 	row->rounds_after = rounds_of(after);
-
 	for (i = 1; i < before->n; i++)
 		if (bl_cmp_incomparable(ref, before->runs[i], row->skipped,
-				 sizeof(row->skipped)))
-			return 0;
+					sizeof(row->skipped)))
+			return false;
 	for (i = 0; i < after->n; i++)
 		if (bl_cmp_incomparable(ref, after->runs[i], row->skipped,
-				 sizeof(row->skipped)))
-			return 0;
+					sizeof(row->skipped)))
+			return false;
+	return true;
+}
 
+/* The words of a claim, in the case's direction; below 1 is better. */
+static void claim(const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	double worse = row->lower_better ? row->ratio : 1 / row->ratio;
+
+	if (worse > 1) {
+		snprintf(row->verdict, sizeof(row->verdict), "%.2fx slower",
+			 worse);
+		row->regression = opts->threshold_pct >= 0 &&
+				  worse > 1 + opts->threshold_pct / 100;
+	} else {
+		snprintf(row->verdict, sizeof(row->verdict), "%.2fx faster",
+			 1 / worse);
+	}
+}
+
+int bl_compare_case(const struct bl_cmp_side *before,
+		    const struct bl_cmp_side *after,
+		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	double floor = opts->min_change_pct;
+	int err;
+
+	if (!row_init(before, after, row))
+		return 0;
 	row->load = fmax(load_per_cpu(before), load_per_cpu(after));
 	if (before->n >= 2 && after->n >= 2)
 		err = by_runs(before, after, row);
@@ -339,22 +347,11 @@ int bl_compare_case(const struct bl_cmp_side *before,
 				 1 + floor / 100);
 		return 0;
 	}
-	if (!row->significant) {
+	if (!row->significant)
 		snprintf(row->verdict, sizeof(row->verdict),
 			 "no stable difference");
-		return 0;
-	}
-	/* How many times worse "after" is; below 1 means better. */
-	worse = row->lower_better ? row->ratio : 1 / row->ratio;
-	if (worse > 1) {
-		snprintf(row->verdict, sizeof(row->verdict), "%.2fx slower",
-			 worse);
-		row->regression = opts->threshold_pct >= 0 &&
-				  worse > 1 + opts->threshold_pct / 100;
-	} else {
-		snprintf(row->verdict, sizeof(row->verdict), "%.2fx faster",
-			 1 / worse);
-	}
+	else
+		claim(opts, row);
 	return 0;
 }
 

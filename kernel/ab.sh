@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Before/after: boot two kernels in turn (A, B, A, B, ...) so that drift of
-# the host falls on both, run bind_bench's cases in each boot, keep the JSON
-# result files per kernel and print the comparison.
+# the host falls on both, run cases of the case table (../cases) in each
+# boot, keep the JSON result files per kernel and print the comparison.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/cases.sh
+. "$BL_REPO_DIR/lib/cases.sh"
 
 usage()
 {
@@ -15,14 +17,15 @@ usage()
 usage: $BL_PROG [options] A B
   A and B are kernels: a bzImage, or a kernel tree built with build.sh
   (with --patch-a/--patch-b). Each is booted BOOTS times, interleaved
-  A B A B ..., and every boot runs each case for ROUNDS rounds:
-  bind_bench -r ROUNDS --json FILE MODE ADDRESSES N (a fresh netns per round).
+  A B A B ..., and every boot runs each case for ROUNDS rounds, as the
+  case table (./run.sh cases) gives its command (a fresh netns per round).
 options:
-  -n, --sockets N       sockets per case (default 16000, the seed's size)
+  -n, --size N          {N} of every case (default each case's FULL_N)
   -r, --rounds R        rounds per case per boot (default 3)
   -B, --boots K         boots per kernel (default 3)
-  -c, --case "M A"      a case (MODE ADDRESSES, e.g. "reuseport same");
-                        repeatable; default the four seed-000 cases
+  -c, --case NAME       a case of the table, e.g.
+                        tw_reuse.reuse2_v6_loopback.conn_per_s;
+                        repeatable; default every case
       --patch-a FILE    patch for tree A (repeatable); likewise --patch-b
       --names A,B       labels of the two sides (default before,after)
   -o, --out DIR         output directory (default a new dir under
@@ -30,15 +33,16 @@ options:
   -T, --timeout SEC     per-boot timeout (default 3600)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
   -h, --help            this text
-OUT/LABEL/CASE.bootK.json  bind_bench result files (schema bindlab.result),
-                           one per case per boot: what ./run.sh compare reads
+OUT/LABEL/bootK/CASE.json  the programs' result files, one per case per boot
+OUT/LABEL/bootK.json       each boot's run file (bindlab_results merge, the
+                           table's names): what ./run.sh compare reads
 OUT/runs/LABEL-bootK/      each VM's console.log, output.log, status
 exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage,
   126 harness error
 EOF
 }
 
-sockets=16000
+sockets=
 rounds=3
 boots=3
 cases=()
@@ -51,7 +55,7 @@ accel=${BINDLAB_ACCEL:-auto}
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	-n|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
+	-n|--size|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
 	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
 	-B|--boots) bl_need_arg "$1" $# "${2-}"; boots=$2; shift ;;
 	-c|--case) bl_need_arg "$1" $# "${2-}"; cases+=("$2"); shift ;;
@@ -70,17 +74,20 @@ while [ $# -gt 0 ]; do
 done
 
 [ $# -eq 2 ] || bl_usage_error "want two kernels, A and B"
-bl_want_uint --sockets "$sockets" 1
+[ -z "$sockets" ] || bl_want_uint --size "$sockets" 1
 bl_want_uint --rounds "$rounds" 1
 bl_want_uint --boots "$boots" 1
 bl_want_uint --timeout "$vm_timeout" 1
 [[ $names =~ ^[A-Za-z0-9._-]+,[A-Za-z0-9._-]+$ ]] || bl_usage_error "--names wants LABEL,LABEL"
 label=("${names%,*}" "${names#*,}")
 [ "${label[0]}" != "${label[1]}" ] || bl_usage_error "--names: two different labels"
-[ ${#cases[@]} -gt 0 ] || cases=("${BL_SEED_CASES[@]}")
+bl_cases_load || exit 2
+[ ${#cases[@]} -gt 0 ] || cases=("${BL_CASE_NAMES[@]}")
 for c in "${cases[@]}"; do
-	[[ $c =~ ^(reuseaddr|reuseport|both|none)\ (same|alternate|[0-9]+)$ ]] ||
-		bl_usage_error "bad case '$c' (want e.g. \"reuseaddr same\")"
+	bl_case_known "$c" || bl_usage_error "no case '$c' in the table (./run.sh cases)"
+	# The program's own parser: what ab accepts is what the guest runs.
+	why=$(bl_case_check_args "$c" "${sockets:-$(bl_case_field "$c" full_n)}" "$rounds") ||
+		bl_usage_error "case $c: $why"
 done
 
 [ -f "$1" ] || [ -d "$1" ] || bl_usage_error "not a kernel image or tree: $1"
@@ -114,19 +121,37 @@ fi
 mkdir -p "$out/${label[0]}" "$out/${label[1]}" "$out/runs"
 out=$(cd "$out" && pwd)
 
-case_file()
-{
-	echo "${1% *}-${1#* }"
-}
-
 # One boot runs every case; the JSON files come back in its run directory.
 guest_script()
 {
-	local c
+	local c n
 
 	for c in "${cases[@]}"; do
-		echo "bind_bench -r $rounds --json $(case_file "$c").json $c $sockets || exit 1"
+		n=${sockets:-$(bl_case_field "$c" full_n)}
+		echo "$(bl_case_command "$c" "$n" "$rounds" "$c.json") || exit 1"
 	done
+}
+
+# merge_boot RUN DEST: the boot's results as one run file with the
+# table's names, its program files kept next to it; a case without a
+# result is listed as failed and fails ab.
+merge_boot()
+{
+	local run=$1 dest=$2 c rc=0 args=()
+
+	mkdir -p "$dest"
+	for c in "${cases[@]}"; do
+		args+=(--case "$(bl_case_decl "$c")")
+		if [ -f "$run/$c.json" ]; then
+			cp "$run/$c.json" "$dest/$c.json"
+			args+=(--result "$c=$dest/$c.json")
+		else
+			args+=(--missing "$c=fail:no result from $run")
+			rc=1
+		fi
+	done
+	"$BL_REPO_DIR/bindlab_results" merge "$dest.json" "${args[@]}" || rc=1
+	return $rc
 }
 
 failed=0
@@ -140,20 +165,13 @@ for ((k = 1; k <= boots; k++)); do
 			-a "$accel" -c "$(guest_script)" > /dev/null || rc=$?
 		[ "$rc" != 126 ] || bl_die 126 "vm.sh could not run qemu"
 		[ "$rc" = 0 ] || { bl_log "boot $k of ${label[$s]} failed (vm.sh exit $rc)"; failed=1; }
-		for c in "${cases[@]}"; do
-			f=$(case_file "$c")
-			if [ -f "$run/$f.json" ]; then
-				cp "$run/$f.json" "$out/${label[$s]}/$f.boot$k.json"
-			else
-				failed=1
-			fi
-		done
+		merge_boot "$run" "$out/${label[$s]}/boot$k" || failed=1
 	done
 done
 bl_log "$((boots * 2)) boots in $((SECONDS - start)) s; results in $out"
 
 # Each boot is one run of each case: with two or more boots a side,
 # compare takes one sample per boot, so drift between boots counts.
-"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/*.json -- "$out/${label[1]}"/*.json ||
+"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/boot*.json -- "$out/${label[1]}"/boot*.json ||
 	failed=1
 exit "$failed"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One step of `git bisect run`: build the checked-out kernel, boot it, run a
-# bind_bench case against a threshold or a test command, and answer with the
-# exit code git bisect understands.
+# case of the case table (../cases) against a threshold, or a test command,
+# and answer with the exit code git bisect understands.
 
 set -euo pipefail
 # A mistyped `git bisect run` must abort the bisect, not mark commits bad.
@@ -11,48 +11,53 @@ set -euo pipefail
 BL_USAGE_EXIT=128
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/cases.sh
+. "$BL_REPO_DIR/lib/cases.sh"
 
 usage()
 {
 	cat <<EOF
-usage: $BL_PROG [options] --bench "MODE ADDRESSES N" (--max-ms MS | --max-growth G)
+usage: $BL_PROG [options] --case NAME --threshold V
        $BL_PROG [options] --test COMMAND [ARG...]
   For git bisect run, from inside a kernel git tree: build the checked-out
   commit (kernel/build.sh, one incremental build dir for all steps), boot it
   (kernel/vm.sh) and judge it.
-  --bench: bind_bench -r ROUNDS MODE ADDRESSES N in the guest; the commit is
-    good (old) when the median total bind() time over the rounds is <= MS,
-    or the median growth (last 10% / first 10% of binds) is <= G.
+  --case: a case of the case table (./run.sh cases), its command with
+    -r ROUNDS in the guest; the commit is good (old) when the median of the
+    rounds in its --json result is on the good side of V, in the case's
+    unit and direction: <= V when lower is better (bind_bench, ms), >= V
+    when higher is better (churn, conn/s).
   --test: run COMMAND in the guest (the rest of the line, e.g.
     bind_bhash_test -r FIXTURE.VARIANT.TEST); good when it exits 0.
 options:
   -t, --tree DIR        kernel tree (default: the current directory)
   -b, --build-dir DIR   build directory, O= (default
                         \$BINDLAB_CACHE/build/TREE-bisect)
-  -r, --rounds R        bench rounds (default 3)
+  -n, --size N          the case's {N} (default the table's FULL_N)
+  -r, --rounds R        rounds (default 3)
   -T, --timeout SEC     VM timeout (default 1800)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
   -o, --out DIR         keep each step's results in DIR/COMMIT (default
                         \$BINDLAB_CACHE/runs/bisect-TREE)
   -h, --help            this text
 exit (git bisect run's convention):
-  0    good / old term (e.g. "fast"): under the threshold, or the test passed
-  1    bad / new term (e.g. "slow"): over the threshold, or the test failed
-  125  skip: the commit does not build or boot (panic, hang, timeout),
-       or the test skipped (exit 4) or printed no result
+  0    good / old term (e.g. "fast"): on the good side of V, or the test passed
+  1    bad / new term (e.g. "slow"): on the bad side, or the test failed
+  125  skip: the commit does not build or boot (panic, hang, timeout), the
+       case or test skipped (exit 4), or the case left no result file
   128  abort the bisect: bad arguments or a harness error (qemu missing)
 example, with custom terms:
   git bisect start --term-old fast --term-new slow
   git bisect fast v6.12; git bisect slow HEAD
   git bisect run /path/to/bindlab/kernel/bisect.sh \\
-	--bench "reuseaddr same 16000" --max-ms 500
+	--case bind_fastreuse.v4_reuseaddr_same.total_ms --threshold 500
 EOF
 }
 
 tree=.
-bench=
-max_ms=
-max_growth=
+bcase=
+threshold=
+size=
 rounds=3
 vm_timeout=1800
 accel=${BINDLAB_ACCEL:-auto}
@@ -64,9 +69,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
 	-b|--build-dir) bl_need_arg "$1" $# "${2-}"; build_dir=$2; shift ;;
-	--bench) bl_need_arg "$1" $# "${2-}"; bench=$2; shift ;;
-	--max-ms) bl_need_arg "$1" $# "${2-}"; max_ms=$2; shift ;;
-	--max-growth) bl_need_arg "$1" $# "${2-}"; max_growth=$2; shift ;;
+	--case) bl_need_arg "$1" $# "${2-}"; bcase=$2; shift ;;
+	--threshold) bl_need_arg "$1" $# "${2-}"; threshold=$2; shift ;;
+	-n|--size) bl_need_arg "$1" $# "${2-}"; size=$2; shift ;;
 	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
@@ -90,26 +95,69 @@ bl_check_args()
 		bl_usage_error "$what: $(printf '%s\n' "$why" | head -n 1)"
 }
 
-bl_want_uint --rounds "$rounds" 1
-bl_want_uint --timeout "$vm_timeout" 1
-if [ -n "$bench" ]; then
-	[ ${#test_cmd[@]} -eq 0 ] || bl_usage_error "give --bench or --test, not both"
-	[[ $bench =~ ^[^\ ]+\ [^\ ]+\ [^\ ]+$ ]] ||
-		bl_usage_error "--bench wants \"MODE ADDRESSES N\", e.g. \"reuseaddr same 16000\""
-	# bind_bench's own parser: what bisect accepts is what the guest runs.
-	# shellcheck disable=SC2086 # MODE ADDRESSES N are three words
-	bl_check_args "--bench" bind_bench -r "$rounds" $bench
-	[ -n "$max_ms$max_growth" ] || bl_usage_error "--bench needs --max-ms or --max-growth"
-	[ -z "$max_ms" ] || [ -z "$max_growth" ] || bl_usage_error "--max-ms or --max-growth, not both"
-	[[ $max_ms$max_growth =~ ^[0-9]+(\.[0-9]+)?$ ]] || bl_usage_error "threshold wants a number"
-else
-	[ ${#test_cmd[@]} -gt 0 ] || bl_usage_error "give --bench or --test"
+# check_case: the case, its size and threshold, before any build.
+check_case()
+{
+	local why
+
+	[ ${#test_cmd[@]} -eq 0 ] || bl_usage_error "give --case or --test, not both"
+	bl_cases_load || exit 128
+	bl_case_known "$bcase" || bl_usage_error "no case '$bcase' in the table (./run.sh cases)"
+	[ -n "$size" ] || size=$(bl_case_field "$bcase" full_n)
+	bl_want_uint --size "$size" 1
+	# The program's own parser: what bisect accepts is what the guest runs.
+	why=$(bl_case_check_args "$bcase" "$size" "$rounds") ||
+		bl_usage_error "--case $bcase: $why"
+	[ -n "$threshold" ] ||
+		bl_usage_error "--case needs --threshold (in $(bl_case_field "$bcase" unit))"
+	[[ $threshold =~ ^[0-9]+(\.[0-9]+)?$ ]] || bl_usage_error "--threshold wants a number"
+}
+
+check_test()
+{
+	[ ${#test_cmd[@]} -gt 0 ] || bl_usage_error "give --case or --test"
 	# A filter that selects no test, a stray word: refused before a build.
 	bl_programs || exit 128
 	if [[ " $BL_KSELFTESTS $BL_TOOLS " == *" ${test_cmd[0]} "* ]]; then
 		bl_check_args "--test" "${test_cmd[@]}"
 	fi
-	[ -z "$max_ms$max_growth" ] || bl_usage_error "--max-ms/--max-growth go with --bench"
+	[ -z "$threshold$size" ] || bl_usage_error "--threshold and --size go with --case"
+}
+
+# judge_case RC: good (0) or bad (1) from the case's JSON result; 125
+# when there is none to judge.
+judge_case()
+{
+	local stats median min max n unit side verdict
+
+	case $1 in
+	0) ;;
+	4) bl_log "$commit: $bcase skipped: skip"; exit 125 ;;
+	*) bl_log "$commit: $bcase exit $1: skip"; exit 125 ;;
+	esac
+	# The result file, read and validated by bindlab_results: no text.
+	stats=$("$BL_REPO_DIR/bindlab_results" samples "$run/result.json" | bl_median) || stats=
+	[ -n "$stats" ] || { bl_log "$commit: no result file from $bcase: skip"; exit 125; }
+	read -r median min max n <<< "$stats"
+	unit=$(bl_case_field "$bcase" unit)
+	side=">="
+	[ "$(bl_case_field "$bcase" better)" = higher ] || side="<="
+	if awk -v m="$median" -v l="$threshold" -v s="$side" \
+		'BEGIN { exit !(s == "<=" ? m <= l : m >= l) }'; then
+		verdict=good
+	else
+		verdict=bad
+	fi
+	bl_log "$commit: $bcase: median $median $unit (min $min, max $max, n $n), good when $side $threshold: $verdict"
+	[ "$verdict" = good ]
+}
+
+bl_want_uint --rounds "$rounds" 1
+bl_want_uint --timeout "$vm_timeout" 1
+if [ -n "$bcase" ]; then
+	check_case
+else
+	check_test
 fi
 [ -d "$tree" ] || bl_usage_error "no such tree: $tree"
 tree=$(cd "$tree" && pwd)
@@ -119,6 +167,7 @@ treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 [ -n "$out" ] || out=$BINDLAB_CACHE/runs/bisect-$treekey
 run=$out/$commit
 mkdir -p "$run"
+rm -f "$run/result.json"
 
 # Every step reuses one build directory: a step rebuilds only what the
 # checkout changed.
@@ -129,10 +178,10 @@ image=$("$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect \
 }
 
 rc=0
-if [ -n "$bench" ]; then
-	# shellcheck disable=SC2086 # MODE ADDRESSES N are three words
+if [ -n "$bcase" ]; then
+	bl_case_argv "$bcase" "$size" "$rounds" result.json
 	"$BL_KERNEL_DIR/vm.sh" -k "$image" -o "$run" -T "$vm_timeout" -a "$accel" -- \
-		bind_bench -r "$rounds" $bench > /dev/null || rc=$?
+		"${BL_CASE_ARGV[@]}" > /dev/null || rc=$?
 else
 	"$BL_KERNEL_DIR/vm.sh" -k "$image" -o "$run" -T "$vm_timeout" -a "$accel" -- \
 		"${test_cmd[@]}" > /dev/null || rc=$?
@@ -147,31 +196,11 @@ if [ "$vm_status" != ok ]; then
 	exit 125
 fi
 
-if [ -z "$bench" ]; then
+if [ -z "$bcase" ]; then
 	case $rc in
 	0) bl_log "$commit: test passed: good"; exit 0 ;;
 	4) bl_log "$commit: test skipped: skip"; exit 125 ;;
 	*) bl_log "$commit: test failed (exit $rc): bad"; exit 1 ;;
 	esac
 fi
-
-[ "$rc" = 0 ] || { bl_log "$commit: bind_bench exit $rc: skip"; exit 125; }
-case_id=${bench% *}
-if [ -n "$max_ms" ]; then
-	what=total_ms
-	limit=$max_ms
-	stats=$(bl_bench_totals "$case_id" "$run/output.log" | bl_median)
-else
-	what=growth
-	limit=$max_growth
-	stats=$(bl_bench_growth "$case_id" "$run/output.log" | bl_median)
-fi
-[ -n "$stats" ] || { bl_log "$commit: no bind_bench rounds in output: skip"; exit 125; }
-read -r median min max n <<< "$stats"
-if awk -v m="$median" -v l="$limit" 'BEGIN { exit !(m <= l) }'; then
-	verdict=good
-else
-	verdict=bad
-fi
-bl_log "$commit: $bench: $what median $median (min $min, max $max, n $n), limit $limit: $verdict"
-[ "$verdict" = good ]
+judge_case "$rc"

@@ -2,7 +2,11 @@
 /*
  * Known regressions of the kernel under test, declared by the user, never
  * guessed: a test that measures a regression reports XFAIL only when its
- * full name (fixture.variant.test) matches a declaration.
+ * full name (fixture.variant.test) matches a declaration, and a benchmark
+ * case (fixture.variant.measure, ./cases) is a known regression in the
+ * run file on the same terms. A fact has one name, its fixture.variant:
+ * "bind_fastreuse.v4_reuseaddr_same.*" declares the kselftest verdict and
+ * the benchmark case of that regression at once.
  *
  *   BINDLAB_XFAIL="glob[,glob...]"   test-name globs (fnmatch), or
  *   BINDLAB_XFAIL_FILE=path           lines "TEST-GLOB [KERNEL-RELEASE-GLOB]",

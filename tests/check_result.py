@@ -4,7 +4,9 @@
 
 An independent implementation (Python's json and statistics) recomputes
 totals, growth and the curve from bind_ns and compares with what the C
-code reported, and the seed-style last line with the median total.
+code reported, the verdict (growth median against its limit), and the
+reproducer's last line (as in "tcp: Fix fastreuse cache initialization on
+first bind") with the median total.
 usage: check_result.py RESULT.json "LAST LINE"
 """
 import json
@@ -26,7 +28,7 @@ def growth(ns):
 def main():
     res = json.load(open(sys.argv[1]))
     for key in ("schema", "schema_version", "harness_version", "tool", "case",
-                "env", "params", "rounds", "summary"):
+                "env", "params", "settings", "rounds", "summary", "verdict"):
         if key not in res:
             fail("missing key " + key)
     if res["schema"] != "bindlab.result" or res["tool"] != "bind_bench":
@@ -35,9 +37,9 @@ def main():
     for key in ("kernel_release", "cpu_model", "nproc", "clocksource", "sysctls"):
         if key not in env:
             fail("env lacks " + key)
-    p = res["params"]
+    p, settings = res["params"], res["settings"]
     n, rounds = p["n"], res["rounds"]
-    if len(rounds) != p["rounds"]:
+    if "rounds" in p or len(rounds) != settings["rounds"]:
         fail("round count")
     totals = []
     for r in rounds:
@@ -53,7 +55,7 @@ def main():
     med = statistics.median(totals)
     if abs(s["total_ms"]["median"] - med) > 1e-6:
         fail("total_ms median %f, recomputed %f" % (s["total_ms"]["median"], med))
-    b = p["buckets"]
+    b = settings["buckets"]
     curve = s["curve"]["median_ns"]
     if len(curve) != b or len(s["curve"]["bound_before"]) != b:
         fail("curve length")
@@ -63,6 +65,12 @@ def main():
             [statistics.median(r["bind_ns"][lo:hi]) for r in rounds])
         if abs(curve[i] - want) > 1e-6 * want:
             fail("curve[%d] %f, recomputed %f" % (i, curve[i], want))
+    # The verdict, computed once by bind_bench: growth median against the limit.
+    v = res["verdict"]
+    g = statistics.median([r["growth"] for r in rounds])
+    want = "pass" if g <= v["limit"] else "regressed"
+    if v["status"] != want or abs(v["growth"] - g) > 1e-6 * g:
+        fail("verdict %s (growth %f), recomputed %s (%f)" % (v["status"], v["growth"], want, g))
     m = re.match(r"^(\S+) (\S+) (\d+): (\d+\.\d{3}) ms$", sys.argv[2])
     if not m or abs(float(m.group(4)) - med) > 0.0011:
         fail("last line %r does not carry the median total %.3f" % (sys.argv[2], med))

@@ -200,4 +200,65 @@ bad "unknown subcommand" "unknown subcommand 'frobnicate'" "$here/run.sh" frobni
 bad "unknown main-job flag" "unknown option '--fast'" "$here/run.sh" --fast
 bad "plot without a file" "plot needs RUN.json" "$here/run.sh" plot
 
+# bindlab_results samples: what bisect reads instead of a program's text.
+craft "$tmp/one.json" 0.1.0 1 one:total_ms:lower:100:3,1.5,2
+samples_csv() {
+	"$here/bindlab_results" samples "$1" | paste -sd ,
+}
+check "samples: the metric's samples of a file's one case, in order" 0 '^3,1\.5,2$' samples_csv "$tmp/one.json"
+bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_results" samples "$tmp/before.json"
+
+# LAVA results (README, "LAVA"): a hand-written file as LAVA logs them,
+# then the same with one fault each: refused (exit 2, one line, nothing
+# written), never dropped in silence.
+lava=$here/tests/lava/results.json
+# import OUT LAVA CMD...: import, then CMD (summary or compare).
+import() {
+	"$here/run.sh" import-lava "$1" "$2" && shift 2 && "$@"
+}
+check "LAVA import: summary shows the table's cases with their verdicts" 1 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms +116\.100 ms .*regressed \(3 rounds\)$' \
+	import "$tmp/lava.json" "$lava" "$here/bindlab_results" summary "$tmp/lava.json"
+check "LAVA import: churn is measured, in conn/s" 1 '^tw_reuse\.reuse2_v6_loopback\.conn_per_s +21537\.800 conn/s .*measured \(3 rounds\)$' \
+	"$here/bindlab_results" summary "$tmp/lava.json"
+check "LAVA import: a skipped case and the kselftest results are listed" 1 \
+	'skipped +benchmark\.tw_reuse\.reuse1_v6_loopback\.conn_per_s: skipped in LAVA' \
+	"$here/bindlab_results" summary "$tmp/lava.json"
+env BINDLAB_XFAIL='bind_fastreuse.v4_reuseaddr_same.*' "$here/run.sh" import-lava "$tmp/lava_x.json" "$lava"
+check "LAVA import: the declared fact is a known regression, its kselftest still the program's verdict" 1 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms .*known regression' \
+	"$here/bindlab_results" summary "$tmp/lava_x.json"
+# lava_fault NAME PYTHON: a copy of the LAVA file with one fault.
+lava_fault() {
+	python3 - "$lava" "$tmp/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(r, open(sys.argv[2], "w"))
+PY
+}
+lava_fault slower 'for e in r:
+    if e["case"].startswith("bind_fastreuse.v4_reuseaddr_same.total_ms"): e["measurement"] *= 4'
+check "LAVA against LAVA: compare reads the import like a local run" 0 \
+	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms +116\.100 +464\.400 ms' \
+	import "$tmp/lava_slow.json" "$tmp/slower.json" "$here/run.sh" compare "$tmp/lava.json" "$tmp/lava_slow.json"
+lava_fault units 'r[6]["units"] = "us"'
+lava_fault unknown 'r.append({"definition": "d", "case": "no-such case", "result": "pass"})'
+lava_fault orphan 'del r[5]'
+lava_fault gap 'del r[7]'
+lava_fault median 'r[5]["measurement"] = 200'
+lava_fault result 'r[1]["result"] = "xfail"'
+lava_fault nomeasure 'del r[6]["measurement"]'
+lava_fault dup 'r.append(r[6])'
+bad "LAVA: a unit that is not the table's" "units 'us', the table's case is in ms" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/units.json"
+bad "LAVA: a case that maps to nothing" "is no table case, sample or kselftest name" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/unknown.json"
+bad "LAVA: samples without their headline" "samples without the headline" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/orphan.json"
+bad "LAVA: a sample missing" "but no sample2" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/gap.json"
+bad "LAVA: a headline that is not the median" "is not the median" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/median.json"
+bad "LAVA: a result LAVA does not have" "is not pass, fail, skip or unknown" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/result.json"
+bad "LAVA: a sample with no measurement" "no measurement" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/nomeasure.json"
+bad "LAVA: a sample twice" "sample1 twice" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/dup.json"
+bad "LAVA: not an array" "not a non-empty JSON array" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/before.json"
+bad "LAVA: merge without the table" "needs the case table" "$here/bindlab_results" merge "$tmp/never.json" --lava "$lava"
+
 tap_done

@@ -11,6 +11,9 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
+# shellcheck source=lib/cases.sh
+. "$here/lib/cases.sh"
+bl_cases_load || exit 2
 tmp=$(mktemp -d)
 trials=${BINDLAB_KILL_TRIALS:-5}
 
@@ -79,12 +82,18 @@ wait $p1
 r1=$?
 wait $p2
 r2=$?
+# The tests that did not pass, and each case of the table with its verdict.
 verdicts() {
-	sed -n -e 's/^  \(known regression\|skipped\|FAIL\|XPASS\) *\([^:]*\).*/\1 \2/p' \
-		-e 's/^\(bind_bench[^ ]*\) .*, \([a-z ]*\) ([0-9]* rounds)$/\1 \2/p' "$1" | sort
+	local name
+	sed -n 's/^  \(known regression\|skipped\|FAIL\|XPASS\) *\([^:]*\).*/\1 \2/p' "$1"
+	for name in "${BL_CASE_NAMES[@]}"; do
+		awk -v c="$name" '$1 == c && / rounds\)$/ {
+			sub(/ \([0-9]+ rounds\)$/, ""); n = split($0, w, ", ")
+			print c, w[n] }' "$1"
+	done
 }
 # A run that printed no verdict at all must not pass as "the same".
-if [ "$(verdicts "$tmp/c1.log" | wc -l)" -ge 4 ] &&
+if [ "$(verdicts "$tmp/c1.log" | wc -l)" -ge ${#BL_CASE_NAMES[@]} ] &&
 	[ $r1 -eq $r2 ] && [ $r1 -le 1 ] && diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/c2.log") >"$tmp/vd" &&
 	diff <(verdicts "$tmp/c1.log") <(verdicts "$tmp/full.log") >>"$tmp/vd"; then
 	tap_ok "two concurrent runs: both complete with the verdicts of a lone run (exit $r1)"
@@ -93,9 +102,15 @@ else
 fi
 complete=0
 for f in "$tmp"/c/*/results.json; do
-	# 4 bind_bench cases and 3 churn cases, KTAP of both kselftests.
-	[ "$(grep -c '"case": "' "$f")" -eq 7 ] && grep -q '"program": "tw_reuse_loopback"' "$f" &&
-		complete=$((complete + 1))
+	# Every case of the table, KTAP of both kselftests.
+	python3 - "$f" "${BL_CASE_NAMES[@]}" <<'PY' && complete=$((complete + 1))
+import json, sys
+run = json.load(open(sys.argv[1]))
+cases = sorted(c["case"] for c in run["cases"])
+programs = {t["program"] for t in run["tests"]}
+sys.exit(cases != sorted(sys.argv[2:]) or
+         not {"bind_bhash_test", "tw_reuse_loopback"} <= programs)
+PY
 done
 if [ "$complete" -eq 2 ] && [ "$(find "$tmp/c" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq 2 ]; then
 	tap_ok "two concurrent runs into one --results: two run directories, each complete"

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bindlab_results' own parts beyond bindlab.h: the case declarations that
+ * run.sh passes from the case table (lib/cases.sh reads the table, this
+ * side only takes its rows), the one JSON string getter, and the LAVA
+ * import (lib/lava_import.c).
+ */
+#ifndef BINDLAB_RESULTS_TOOL_H
+#define BINDLAB_RESULTS_TOOL_H
+
+#include <string.h>
+#include <jansson.h>
+
+#include "bindlab.h"
+
+#define BL_MAX_CASE_DECLS	64
+
+/* One row of the case table: merge --case "NAME UNIT BETTER VERDICT". */
+struct bl_case_decl {
+	char name[BL_CASE_ID_MAX + 1];
+	char unit[16];
+	char better[8];		/* lower, higher */
+	char verdict[8];	/* program: the program judges; none */
+};
+
+/* o[key] as a string, "" when absent or not a string. */
+static inline const char *bl_json_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* The metric name a case name ends with (FIXTURE.VARIANT.MEASURE). */
+static inline const char *bl_case_measure(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot ? dot + 1 : name;
+}
+
+/*
+ * A JSON file to read (regular, bounded, no duplicate keys), or NULL with
+ * why set. lib/results.c; bl_run_load() in runfile.c is its other user
+ * to be.
+ */
+json_t *bl_json_load(const char *path, struct bl_why *why);
+
+/*
+ * LAVA results (a JSON array of LAVA result dicts) into benchmark cases
+ * and test entries; 0, or -EINVAL with why set (the caller exits 2).
+ * Cases come with the verdict in the program's terms, for the caller's
+ * one verdict function.
+ */
+int bl_lava_import(const char *path, const struct bl_case_decl *decls,
+		   size_t ndecls, json_t *cases, json_t *tests,
+		   struct bl_why *why);
+
+#endif

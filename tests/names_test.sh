@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Names are API. Every case of the table (./cases) follows the grammar
+# FIXTURE.VARIANT.MEASURE with the fixture and variant of a kselftest
+# that exists; every test or case name the README shows exists (the
+# kselftests' -l lists, the table); a bad table row stops the reader.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+# shellcheck source=lib/cases.sh
+. "$here/lib/cases.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+readme=${BINDLAB_README:-$here/README.md}
+
+# full_names PROG: fixture.variant.test (fixture.test without variants)
+# of a harness program, from its -l table: FIXTURE, VARIANT and TEST
+# columns, a fixture's rows continuing with the first column blank.
+full_names() {
+	"$here/$1" -l 2>&1 | awk '
+		function flush(   i, j) {
+			if (fx == "")
+				return
+			for (j = 1; j <= nt; j++)
+				if (nv)
+					for (i = 1; i <= nv; i++)
+						print fx "." v[i] "." t[j]
+				else
+					print fx "." t[j]
+		}
+		/^#|^---|^global *$/ { next }
+		{ orig = $0; line = $0 }
+		/^[^ ]/ { flush(); fx = $1; nv = nt = 0; line = substr($0, length($1) + 1) }
+		{
+			# The TEST column starts at 48 unless a long variant pushed it.
+			n = split(line, w, " ")
+			if (n == 2) { v[++nv] = w[1]; t[++nt] = w[2] }
+			else if (n == 1 && index(orig, w[1]) >= 48) t[++nt] = w[1]
+			else if (n == 1) v[++nv] = w[1]
+		}
+		END { flush() }'
+}
+
+make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit; }
+progs=$(make -s --no-print-directory -C "$here" print-programs | sed -n 1p)
+for p in $progs; do
+	full_names "$p" | sed "s/^/$p /" >>"$tmp/tests"
+done
+if [ -s "$tmp/tests" ] && grep -q ' bind_fastreuse\.v4_reuseaddr_same\.growth$' "$tmp/tests" &&
+	grep -q ' global\.tw_reuse_default_is_2$' "$tmp/tests"; then
+	tap_ok "kselftest names: $(wc -l <"$tmp/tests") from -l of $progs"
+else
+	tap_not_ok "kselftest names from -l" "$(head -n 5 "$tmp/tests")"
+fi
+cut -d ' ' -f 2 "$tmp/tests" >"$tmp/known"
+
+# The table: each name's grammar and its kselftest fixture.variant.
+if bl_cases_load; then
+	tap_ok "the case table loads: ${#BL_CASE_NAMES[@]} cases"
+else
+	tap_not_ok "the case table loads"
+fi
+for name in "${BL_CASE_NAMES[@]}"; do
+	fv=${name%.*}
+	if [[ $name =~ $BL_CASE_NAME_RE ]] && grep -qF "$fv." "$tmp/known"; then
+		tap_ok "case $name: FIXTURE.VARIANT.MEASURE of the kselftest $(grep -F " $fv." "$tmp/tests" | head -n 1 | cut -d ' ' -f 1)"
+	else
+		tap_not_ok "case $name: FIXTURE.VARIANT.MEASURE of an existing kselftest fixture.variant"
+	fi
+	printf '%s\n' "$name" >>"$tmp/known"
+done
+
+# The README: every name that starts with a kselftest fixture, a
+# program and a dot, or that is a case of the table, must exist; globs
+# must match one, and an upper-case word (bind_model.ADDR.random) stands
+# for any. File names (bind_bench.c) are not test names.
+fixtures=$(cut -d ' ' -f 2 "$tmp/tests" | cut -d . -f 1 | sort -u | paste -sd '|')
+grep -oE "\b($progs|bind_bench)(\.[A-Za-z0-9_*]+)+|\b($fixtures)(\.[A-Za-z0-9_*]+)+" "$readme" |
+	sed -E "s/^($(echo "$progs" | tr ' ' '|'))\.//" |
+	grep -vE '\.(c|h|sh|json|py|md|txt|ktap)$' |
+	sed -E 's/\.[A-Z][A-Z0-9_]*/.*/g' | sort -u >"$tmp/shown"
+stale=()
+while read -r n; do
+	case $n in
+	*'*'*)
+		# A glob names no test unless it matches one.
+		while read -r k; do
+			# shellcheck disable=SC2053 # n is a glob on purpose
+			[[ $k == $n ]] && continue 2
+		done <"$tmp/known"
+		stale+=("$n") ;;
+	*) grep -qxF "$n" "$tmp/known" || stale+=("$n") ;;
+	esac
+done <"$tmp/shown"
+if [ "$(wc -l <"$tmp/shown")" -ge 5 ] && [ ${#stale[@]} -eq 0 ]; then
+	tap_ok "README: the $(wc -l <"$tmp/shown") test and case names it shows exist"
+else
+	tap_not_ok "README: every test and case name it shows exists" \
+		"$(wc -l <"$tmp/shown") shown; no such test or case: ${stale[*]}"
+fi
+
+# A bad row stops every reader: one line naming the row, status 1.
+bad_row() {
+	local what=$1 row=$2
+	{ grep -v '^[a-z]' "$BL_CASES_FILE"; printf '%s\n' "$row"; } >"$tmp/cases.bad"
+	if (BL_CASES_FILE=$tmp/cases.bad; bl_cases_load) 2>"$tmp/err"; then
+		tap_not_ok "a bad row is refused: $what" "loaded: $row"
+	elif grep -q "cases.bad:[0-9]*: " "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+		tap_ok "a bad row is refused: $what"
+	else
+		tap_not_ok "a bad row is refused with one line: $what" "$(cat "$tmp/err")"
+	fi
+}
+good='bind_fastreuse.v4_reuseaddr_same.total_ms	ms	lower	program	4000	16000	bind_bench -q -r {ROUNDS} --json {JSON} reuseaddr same {N}'
+bad_row "a name of two words" "${good/v4_reuseaddr_same./}"
+bad_row "an upper-case name" "${good/v4_reuseaddr/V4_reuseaddr}"
+bad_row "the same case twice" "$good"$'\n'"$good"
+bad_row "an unknown direction" "${good/lower/smaller}"
+bad_row "an unknown verdict kind" "${good/program/judge}"
+bad_row "a size that is no number" "${good/16000/16k}"
+bad_row "no {JSON} in the command" "${good/--json \{JSON\} /}"
+bad_row "an unknown placeholder" "${good/\{ROUNDS\}/\{R\}}"
+bad_row "a missing column" "${good/ms	lower/lower}"
+bad_row "a unit with a blank in it" "${good/	ms	/	m s	}"
+printf '# only comments\n' >"$tmp/cases.empty"
+if (BL_CASES_FILE=$tmp/cases.empty; bl_cases_load) 2>/dev/null; then
+	tap_not_ok "an empty table is refused"
+else
+	tap_ok "an empty table is refused"
+fi
+
+tap_done
