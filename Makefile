@@ -43,8 +43,8 @@ KSFT_HDRS += tw_topology.h tw_reuse_rows.h
 CORE_HDRS += $(KSFT_HDRS:%=$(here)/lib/%)
 
 BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
-BENCH_SRCS += compare.c
-BENCH_HDRS := $(here)/bench/bindlab.h
+BENCH_SRCS += compare.c lava_import.c
+BENCH_HDRS := $(here)/bench/bindlab.h $(here)/bench/results_tool.h
 
 # Every program depends on every header (lib.mk's rule leaves them out of
 # the compiler's inputs).

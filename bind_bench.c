@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,9 +98,10 @@ static int parse_addrs(struct opts *o, const char *addrs, struct bl_why *why)
 	return 0;
 }
 
-static int parse_option(struct opts *o, int c, const char *arg,
+static int parse_option(void *ctx, int c, const char *arg,
 			struct bl_why *why)
 {
+	struct opts *o = ctx;
 	long v;
 	int err = 0;
 
@@ -186,25 +186,16 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int c, err;
+	int err;
 
 	*o = (struct opts){
 		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
-	optind = 0;	/* full getopt reset: parse_args may run again */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:p:r:w:b:j:qh", longopts,
-				NULL)) != -1) {
-		if (c == 'h')
-			return 1;
-		err = bl_getopt_error(c, argv, why);
-		if (err)
-			return err;
-		err = parse_option(o, c, optarg, why);
-		if (err)
-			return err;
-	}
+	err = bl_getopt_each(argc, argv, "+:f:p:r:w:b:j:qh", longopts,
+			     parse_option, o, why);
+	if (err)
+		return err;
 	return parse_positional(o, argc - optind, argv + optind, why);
 }
 
@@ -285,6 +276,19 @@ static int one_round(const struct opts *o, struct round_out *out,
 	return err ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+struct round_job {
+	const struct opts *o;
+	struct round_out *out;
+	struct bl_progress *progress;
+};
+
+static int round_job(void *arg)
+{
+	struct round_job *j = arg;
+
+	return one_round(j->o, j->out, j->progress);
+}
+
 /*
  * Each round runs in a child so that its namespace, sockets and bind
  * buckets die with it: the next round starts from an empty table.
@@ -292,7 +296,8 @@ static int one_round(const struct opts *o, struct round_out *out,
 static int run_round(const struct opts *o, struct round_out *out,
 		     struct bl_progress *progress)
 {
-	int status;
+	struct round_job job;
+	int status = 0;
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
@@ -300,20 +305,14 @@ static int run_round(const struct opts *o, struct round_out *out,
 		out->status = one_round(o, out, progress);
 		return out->status;
 	}
-	fflush(NULL);
-	pid = fork();
+	job = (struct round_job){ o, out, progress };
+	pid = bl_child_run(round_job, &job);
 	if (pid < 0) {
-		snprintf(out->why, sizeof(out->why), "fork: %s",
-			 strerror(errno));
+		snprintf(out->why, sizeof(out->why), "fork: %s", strerror(-pid));
 		return BL_EXIT_FAIL;
 	}
-	if (!pid) {
-		/* Killed with us: a round must not outlive bind_bench. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
-			_exit(BL_EXIT_FAIL);
-		_exit(one_round(o, out, progress));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+	/* Killed with us: a round must not outlive bind_bench. */
+	if (bl_child_wait(pid, 0, &status) || !WIFEXITED(status)) {
 		snprintf(out->why, sizeof(out->why), "round child died%s%s",
 			 WIFSIGNALED(status) ? ": " : "",
 			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");

@@ -15,7 +15,7 @@
 #define BINDLAB_VERSION		"0.1.0"
 #define BINDLAB_SCHEMA		"bindlab.result"
 #define BINDLAB_RUN_SCHEMA	"bindlab.run"
-#define BINDLAB_SCHEMA_VERSION	1
+#define BINDLAB_SCHEMA_VERSION	2
 
 /* ---- ranktest.c ---- */
 
@@ -110,6 +110,8 @@ json_t *bl_metric_json(const char *name, const char *unit,
 		       bool lower_is_better, const double *samples, size_t n);
 /* Through bl_file_write() (files.c); "-" is stdout. */
 int bl_json_save(json_t *root, const char *path, struct bl_why *why);
+/* A bounded regular file, no key twice; NULL with why set. */
+json_t *bl_json_load(const char *path, struct bl_why *why);
 
 /* ---- runfile.c: reading result files back ---- */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A JSON document to a file (or "-"), through the one writer of files,
- * bl_file_write() of lib/files.c: sorted keys, one trailing newline.
+ * JSON files: the one saver (through bl_file_write() of lib/files.c:
+ * sorted keys, one trailing newline) and the one loader.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,4 +29,25 @@ int bl_json_save(json_t *root, const char *path, struct bl_why *why)
 	err = bl_file_write(path, nl, len + 1, why);
 	free(nl);
 	return err;
+}
+
+/*
+ * A JSON file of ours to read: a regular file of bounded size, no key
+ * twice; NULL with why set ("malformed JSON: ..." when it does not parse).
+ */
+json_t *bl_json_load(const char *path, struct bl_why *why)
+{
+	json_error_t jerr;
+	json_t *root;
+	FILE *f;
+
+	f = bl_open_regular(path, BL_MAX_INPUT_BYTES, why);
+	if (!f)
+		return NULL;
+	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	if (!root)
+		bl_why_set(why, EINVAL, "%s: %s%s", path,
+			   jerr.line > 0 ? "malformed JSON: " : "", jerr.text);
+	return root;
 }

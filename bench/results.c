@@ -153,23 +153,3 @@ json_t *bl_metric_json(const char *name, const char *unit,
 			 "samples", bl_double_array_json(samples, n));
 }
 
-/*
- * A JSON file of ours to read: a regular file of bounded size, no key
- * twice; NULL with why set ("malformed JSON: ..." when it does not parse).
- */
-json_t *bl_json_load(const char *path, struct bl_why *why)
-{
-	json_error_t jerr;
-	json_t *root;
-	FILE *f;
-
-	f = bl_open_regular(path, BL_MAX_INPUT_BYTES, why);
-	if (!f)
-		return NULL;
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
-	if (!root)
-		bl_why_set(why, EINVAL, "%s: %s%s", path,
-			   jerr.line > 0 ? "malformed JSON: " : "", jerr.text);
-	return root;
-}

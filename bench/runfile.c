@@ -127,21 +127,10 @@ json_t *bl_run_cases(json_t *root)
 
 json_t *bl_run_load(const char *path, struct bl_why *why)
 {
-	json_error_t jerr;
-	json_t *root;
-	FILE *f;
+	json_t *root = bl_json_load(path, why);
 
-	f = bl_open_regular(path, BL_MAX_INPUT_BYTES, why);
-	if (!f)
+	if (!root)
 		return NULL;
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
-	if (!root) {
-		bl_why_set(why, EINVAL, "%s: %s%s%s", path,
-			   jerr.line > 0 ? "malformed JSON: " : "",
-			   jerr.text, jerr.line > 0 ? "" : "");
-		return NULL;
-	}
 	if (bl_run_validate(root, path, why)) {
 		json_decref(root);
 		return NULL;

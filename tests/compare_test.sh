@@ -40,8 +40,8 @@ before_cases=("slower:total_ms:lower:100:$base" "faster:total_ms:lower:100:$base
 	"overlap:total_ms:lower:100:$base" "rate:conn_per_s:higher:100:$base"
 	"params:total_ms:lower:100:$base" "drift:total_ms:lower:100:$base"
 	"inside:total_ms:lower:100:$base" "gone:total_ms:lower:100:$base")
-craft "$tmp/before.json" 0.1.0 1 "${before_cases[@]}"
-craft "$tmp/after.json" 0.1.2 1 \
+craft "$tmp/before.json" 0.1.0 2 "${before_cases[@]}"
+craft "$tmp/after.json" 0.1.2 2 \
 	slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2 \
 	faster:total_ms:lower:100:2.5,2.55,2.475,2.525,2.45,2.575 \
 	overlap:total_ms:lower:100:10.1,9.85,10.25,9.95,10.05,9.9 \
@@ -51,7 +51,7 @@ craft "$tmp/after.json" 0.1.2 1 \
 	inside:total_ms:lower:100:15,15.3,14.85,15.15,14.7,15.45 \
 	new:total_ms:lower:100:$base
 # The same figures from another run (another time): not a copy.
-CRAFT_ENV='{"time": "2026-01-01T00:00:00Z"}' craft "$tmp/before_again.json" 0.1.0 1 "${before_cases[@]}"
+CRAFT_ENV='{"time": "2026-01-01T00:00:00Z"}' craft "$tmp/before_again.json" 0.1.0 2 "${before_cases[@]}"
 cp "$tmp/before.json" "$tmp/before_copy.json"
 
 # check NAME WANT-STATUS PATTERN CMD...
@@ -76,7 +76,7 @@ check "a 5% drift is not claimed by default" 0 '^drift .*no stable difference$' 
 check "1.5x with tight rounds, one run a side: inside the drift floor" 0 '^inside .*rounds 6\+6 +no stable difference \(1 run a side: < 3x\)' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json"
 check "--drift 20 claims the 1.5x" 0 '^inside .* 1\.50x slower' "${cmp[@]}" --drift 20 "$tmp/before.json" "$tmp/after.json"
 CRAFT_ENV='{"nproc": 2, "loadavg": "5.00 4.10 3.20 6/120 4242"}' \
-	craft "$tmp/loaded.json" 0.1.0 1 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
+	craft "$tmp/loaded.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
 check "4x on a host with load 2.5 per CPU: inside the grown floor" 0 '^slower .*no stable difference \(1 run a side, load 2\.5/CPU: < 7\.5x\)' "${cmp[@]}" "$tmp/before.json" "$tmp/loaded.json"
 check "the load is noted under the table" 0 'up to 2\.5 runnable tasks per CPU' "${cmp[@]}" "$tmp/before.json" "$tmp/loaded.json"
 check "--min-change 0 --drift 0 claims the 5% drift" 0 '^drift .* 1\.05x slower' "${cmp[@]}" --min-change 0 --drift 0 "$tmp/before.json" "$tmp/after.json"
@@ -104,12 +104,12 @@ drifting=(10 12 8.5 11.5 9 12.5)
 small=(10 10.3 9.8 12 12.2 11.9)
 big=(10 10.5 9.7 30 31 29.5)
 for i in 0 1 2 3 4 5; do
-	craft "$tmp/run$((i + 1)).json" 0.1.0 1 \
+	craft "$tmp/run$((i + 1)).json" 0.1.0 2 \
 		"drifting:total_ms:lower:100:$(rounds "${drifting[$i]}")" \
 		"small:total_ms:lower:100:$(rounds "${small[$i]}")" \
 		"big:total_ms:lower:100:$(rounds "${big[$i]}")"
 done
-craft "$tmp/run7.json" 0.1.0 1 drifting:total_ms:lower:200:10,10,10,10,10
+craft "$tmp/run7.json" 0.1.0 2 drifting:total_ms:lower:200:10,10,10,10,10
 runs=("$tmp/run1.json" "$tmp/run2.json" "$tmp/run3.json" -- "$tmp/run4.json" "$tmp/run5.json" "$tmp/run6.json")
 check "drifting runs, 3 a side: no stable difference" 0 '^drifting .*runs 3\+3 +no stable difference$' "${cmp[@]}" "${runs[@]}"
 check "drifting runs one by one: the drift floor holds the claim" 0 '^drifting .*rounds 5\+5 +no stable difference \(1 run a side' "${cmp[@]}" "$tmp/run3.json" "$tmp/run6.json"
@@ -135,9 +135,9 @@ else
 	tap_not_ok "--json of runs: method, test, run and round counts"
 fi
 
-craft "$tmp/other_major.json" 0.2.0 1 slower:total_ms:lower:100:$base
-craft "$tmp/three.json" 0.1.0 1 slower:total_ms:lower:100:10,10.2,9.9
-craft "$tmp/three_after.json" 0.1.0 1 slower:total_ms:lower:100:20,20.4,19.8
+craft "$tmp/other_major.json" 0.2.0 2 slower:total_ms:lower:100:$base
+craft "$tmp/three.json" 0.1.0 2 slower:total_ms:lower:100:10,10.2,9.9
+craft "$tmp/three_after.json" 0.1.0 2 slower:total_ms:lower:100:20,20.4,19.8
 check "3 rounds a side: too few to claim anything" 0 '^slower .*too few rounds \(3\+3; 4\+ each\)' "${cmp[@]}" "$tmp/three.json" "$tmp/three_after.json"
 check "another harness series is not compared" 2 'not compared: harness 0.1.0 vs 0.2.0' "${cmp[@]}" "$tmp/before.json" "$tmp/other_major.json"
 check "a compare that compared nothing is an error" 2 'nothing compared' "${cmp[@]}" --threshold 10 "$tmp/before.json" "$tmp/other_major.json"
@@ -165,9 +165,9 @@ fi
 echo '{"schema": "bindlab.run", "cases": [' >"$tmp/truncated.json"
 echo '{"schema": "something.else"}' >"$tmp/foreign.json"
 echo '[1, 2, 3]' >"$tmp/array.json"
-craft "$tmp/v2.json" 0.1.0 2 slower:total_ms:lower:100:$base
-python3 -c 'import json; json.dump({"schema": "bindlab.result", "schema_version": 1, "harness_version": "0.1.0", "tool": "x", "case": "c", "params": {}, "metric": {"name": "t", "unit": "ms", "better": "lower", "samples": ["fast"]}}, open("'"$tmp"'/badsample.json", "w"))'
-python3 -c 'import json; json.dump({"schema": "bindlab.result", "schema_version": 1, "harness_version": "0.1.0", "tool": "x", "case": "c", "params": {}, "metric": {"name": "t", "unit": "ms", "better": "sideways", "samples": [1]}}, open("'"$tmp"'/badbetter.json", "w"))'
+craft "$tmp/v1.json" 0.1.0 1 slower:total_ms:lower:100:$base
+python3 -c 'import json; json.dump({"schema": "bindlab.result", "schema_version": 2, "harness_version": "0.1.0", "tool": "x", "case": "c", "params": {}, "metric": {"name": "t", "unit": "ms", "better": "lower", "samples": ["fast"]}}, open("'"$tmp"'/badsample.json", "w"))'
+python3 -c 'import json; json.dump({"schema": "bindlab.result", "schema_version": 2, "harness_version": "0.1.0", "tool": "x", "case": "c", "params": {}, "metric": {"name": "t", "unit": "ms", "better": "sideways", "samples": [1]}}, open("'"$tmp"'/badbetter.json", "w"))'
 bad() {
 	local name=$1 pat=$2 lines
 	shift 2
@@ -185,7 +185,7 @@ bad "missing file" "No such file" "${cmp[@]}" --json "$tmp/never.json" "$tmp/nop
 bad "truncated JSON" "malformed JSON" "${cmp[@]}" --json "$tmp/never.json" "$tmp/truncated.json" "$tmp/after.json"
 bad "not our schema" "is not ours" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/foreign.json"
 bad "not an object" "not a JSON object" "${cmp[@]}" --json "$tmp/never.json" "$tmp/array.json" "$tmp/after.json"
-bad "incompatible schema version" "schema version 2" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/v2.json"
+bad "incompatible schema version" "schema version 1" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/v1.json"
 bad "non-numeric sample" "samples\[0\]" "${cmp[@]}" --json "$tmp/never.json" "$tmp/badsample.json" "$tmp/after.json"
 bad "unknown direction" "neither lower nor higher" "${cmp[@]}" --json "$tmp/never.json" "$tmp/badbetter.json" "$tmp/after.json"
 bad "one file only" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tmp/before.json"
@@ -201,7 +201,7 @@ bad "unknown main-job flag" "unknown option '--fast'" "$here/run.sh" --fast
 bad "plot without a file" "plot needs RUN.json" "$here/run.sh" plot
 
 # bindlab_results samples: what bisect reads instead of a program's text.
-craft "$tmp/one.json" 0.1.0 1 one:total_ms:lower:100:3,1.5,2
+craft "$tmp/one.json" 0.1.0 2 one:total_ms:lower:100:3,1.5,2
 samples_csv() {
 	"$here/bindlab_results" samples "$1" | paste -sd ,
 }

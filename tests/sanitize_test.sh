@@ -51,7 +51,7 @@ san_run "bindlab_results summary" "$out/bindlab_results" summary "$tmp/run.json"
 san_run "bindlab_results compare" "$out/bindlab_results" compare --json "$tmp/c.json" "$tmp/run.json" "$tmp/r2.json"
 san_run "bindlab_results compare of a copy" "$out/bindlab_results" compare "$tmp/run.json" "$tmp/run.json"
 san_run "bindlab_results curve" "$out/bindlab_results" curve "$tmp/run.json" "$tmp/curves"
-echo '{"schema": "bindlab.run", "schema_version": 1, "cases": [{"schema": 3}]}' >"$tmp/bad.json"
+echo '{"schema": "bindlab.run", "schema_version": 2, "cases": [{"schema": 3}]}' >"$tmp/bad.json"
 san_run "bindlab_results malformed" "$out/bindlab_results" compare "$tmp/bad.json" "$crafted"
 [ -x "$out/bind_bhash_test" ] && san_run "bind_bhash_test" "$out/bind_bhash_test"
 if [ -x "$out/tw_reuse_loopback" ]; then

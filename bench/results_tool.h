@@ -40,13 +40,6 @@ static inline const char *bl_case_measure(const char *name)
 }
 
 /*
- * A JSON file to read (regular, bounded, no duplicate keys), or NULL with
- * why set. lib/results.c; bl_run_load() in runfile.c is its other user
- * to be.
- */
-json_t *bl_json_load(const char *path, struct bl_why *why);
-
-/*
  * LAVA results (a JSON array of LAVA result dicts) into benchmark cases
  * and test entries; 0, or -EINVAL with why set (the caller exits 2).
  * Cases come with the verdict in the program's terms, for the caller's
