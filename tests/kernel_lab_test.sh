@@ -165,7 +165,7 @@ git -C "$repo" checkout -q lab
 step "vm.sh without programs"
 empty=$(mktemp -d)
 rc=0
-"$KDIR/vm.sh" -k "$stock" -b "$empty" -o "$empty/out" > /dev/null 2> "$empty/err" || rc=$?
+"$KDIR/vm.sh" -k "$stock" --collection "$empty" -o "$empty/out" > /dev/null 2> "$empty/err" || rc=$?
 pgrep -f "qemu.*$empty" > /dev/null && rc="$rc, qemu left"
 check vm.no_programs_is_an_error "exit $rc: $(head -n 1 "$empty/err")" "(vm.sh's stderr)" \
 	[ "$rc" = 126 ]
