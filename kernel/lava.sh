@@ -100,15 +100,17 @@ resolve_kernel()
 	stock|fixed) ;;
 	*) echo "$ref"; return ;;
 	esac
-	# The lab repository's tag, in a worktree of our own: the lab's
-	# checkout is never moved, and the image cache (keyed by the tree)
-	# hits when the lab has built it.
+	# The lab repository's tag, in a shared clone of our own: the lab's
+	# repository is only read, and the image cache (keyed by the tree
+	# id) hits when the lab has built that source.
 	repo=$BINDLAB_CACHE/lab/linux-6.12.git
 	[ -d "$repo" ] || bl_die 126 "no kernel lab repository $repo (run tests/kernel_lab_test.sh once)"
 	tree=$lava_dir/trees/$ref
-	if [ ! -d "$tree" ]; then
+	if [ ! -d "$tree/.git" ]; then
+		rm -rf "$tree"
 		mkdir -p "$lava_dir/trees"
-		git -C "$repo" worktree add -q --detach "$tree" "$ref" ||
+		{ git clone -q --shared --no-checkout "$repo" "$tree" &&
+		  git -C "$tree" checkout -q --detach "$ref"; } >&2 ||
 			bl_die 126 "cannot check out $ref of $repo"
 	fi
 	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --name "lava-$ref" | tail -n 1
