@@ -316,7 +316,11 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/lava" "$out/lava.json" "$out/results.json"
-work=$(mktemp -d "${TMPDIR:-/tmp}/bindlab-lava.XXXXXX")
+# Scratch space inside the run directory: even a SIGKILL, which skips
+# the trap, leaves nothing outside what the run owns.
+work=$out/work
+rm -rf "$work"
+mkdir "$work"
 stage_run "$out" "$image"
 
 bl_log "lava-run: $image on qemu (TCG), job timeout ${job_minutes} min -> $out"
