@@ -140,8 +140,10 @@ make_initramfs()
 			default_cmd
 		fi
 	} > "$dir/cmd.sh"
-	"$BL_KERNEL_DIR/initramfs.sh" -c "$collection" -o "$image" -w "$dir/root" \
-		-f "$dir/cmd.sh=/etc/bindlab-cmd.sh" || bl_die 126 "initramfs.sh failed"
+	# Dies with this script, as qemu does: a SIGKILL leaves no builder.
+	setpriv --pdeathsig KILL -- "$BL_KERNEL_DIR/initramfs.sh" -c "$collection" \
+		-o "$image" -w "$dir/root" -f "$dir/cmd.sh=/etc/bindlab-cmd.sh" ||
+		bl_die 126 "initramfs.sh failed"
 }
 
 qemu_pid=
