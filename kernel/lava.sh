@@ -19,7 +19,7 @@ usage: $BL_PROG [options] -k IMAGE|REF
   definition lava/bindlab.yaml (every KTAP case a LAVA test case, the
   fastreuse benchmarks as measurements), and import LAVA's results.
   lava-run runs in a debootstrap root cached in \$BINDLAB_CACHE/lava/root
-  (built on first use: about 2 min with a warm apt cache, 5-10 min cold),
+  (built on first use: 94 s here with a near mirror, 5-10 min on a slow one),
   chrooted in private mount and PID namespaces, so that nothing of it
   outlives the run and nothing is installed on the host.
 options:
@@ -28,7 +28,7 @@ options:
   -o, --out DIR         run directory (default: new dir under
                         \$BINDLAB_CACHE/runs); its path is printed last
   -n, --sockets N       benchmark sockets per case (default 2000; 0: none)
-  -r, --rounds R        benchmark rounds, odd (default 3)
+  -r, --rounds R        benchmark rounds, odd (default 5: compare wants 4+)
   -T, --timeout MIN     whole-job timeout in minutes (default 30)
   -v, --verbose         copy LAVA's log to stderr as it runs
   -h, --help            this text
@@ -48,7 +48,7 @@ EOF
 kernel=
 out=
 sockets=2000
-rounds=3
+rounds=5
 job_minutes=30
 verbose=0
 
