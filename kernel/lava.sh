@@ -273,8 +273,10 @@ lava_pid=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
+	# KILL: unshare ignores TERM while it waits for its child; its death
+	# takes the whole PID namespace down (--kill-child).
 	if [ -n "$lava_pid" ]; then
-		kill "$lava_pid" 2> /dev/null || true
+		kill -KILL "$lava_pid" 2> /dev/null || true
 		wait "$lava_pid" 2> /dev/null || true
 	fi
 	[ -z "${work:-}" ] || rm -rf "$work"
