@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a minimal bootable x86_64 test kernel: tinyconfig plus
-# kernel/config.fragment, optionally patched, out of tree and incremental.
+# kernel/config.fragment (and kernel/config.debug for a debug kernel),
+# optionally patched, out of tree and incremental.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -25,6 +26,11 @@ options:
   -p, --patch FILE      apply FILE with patch -p1; repeatable, in order
   -n, --name NAME       variant name (default: stock, or patched-HASH)
   -o, --out DIR         build directory, O= (default \$BINDLAB_CACHE/build/TREE-NAME)
+  -d, --debug           a debug kernel: also kernel/config.debug (KASAN,
+                        lockdep and PROVE_RCU, atomic-sleep and list
+                        debugging); NAME gets "-debug" and O= is OUT-debug
+                        (or the default for NAME): a debug build never
+                        reconfigures a plain build's directory
   -j, --jobs N          parallel jobs (default: nproc)
   -h, --help            this text
 A clean git checkout's image is kept in \$BINDLAB_CACHE/images under its
@@ -46,6 +52,7 @@ patches=()
 name=
 out=
 jobs=$(nproc)
+fragments=("$BL_KERNEL_DIR/config.fragment")
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -55,6 +62,7 @@ while [ $# -gt 0 ]; do
 	-n|--name) bl_need_arg "$1" $# "${2-}"; name=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-j|--jobs) bl_need_arg "$1" $# "${2-}"; jobs=$2; shift ;;
+	-d|--debug) fragments+=("$BL_KERNEL_DIR/config.debug") ;;
 	-h|--help) usage; exit 0 ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
@@ -112,17 +120,17 @@ make_patched_tree()
 	mv "$dest.tmp" "$dest"
 }
 
-# Every "=y" and "is not set" line of the fragment must survive olddefconfig.
+# Every "=y" and "is not set" line of the fragments must survive olddefconfig.
 check_config()
 {
 	local config=$1 bad=0 sym
 
 	while read -r sym; do
 		grep -qx "$sym=y" "$config" || { bl_log "config: $sym=y did not stick"; bad=1; }
-	done < <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "$BL_KERNEL_DIR/config.fragment")
+	done < <(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1/p' "${fragments[@]}")
 	while read -r sym; do
 		grep -qx "$sym=y" "$config" && { bl_log "config: $sym should not be set"; bad=1; }
-	done < <(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1/p' "$BL_KERNEL_DIR/config.fragment")
+	done < <(sed -n 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1/p' "${fragments[@]}")
 	return "$bad"
 }
 
@@ -194,7 +202,7 @@ image_key()
 	[ -z "$(git -C "$tree" status --porcelain 2> /dev/null | head -n 1)" ] || return 0
 	{
 		echo "$id"
-		cat ${patches[@]+"${patches[@]}"} "$BL_KERNEL_DIR/config.fragment" "$0"
+		cat ${patches[@]+"${patches[@]}"} "${fragments[@]}" "$0"
 		gcc --version | head -n 1
 	} | sha256sum | cut -c 1-20
 }
@@ -220,6 +228,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 	variant=patched-$(cat "${patches[@]}" | bl_short_hash)
 fi
 [ -n "$name" ] || name=$variant
+[ ${#fragments[@]} = 1 ] || [[ $name == *-debug ]] || name+=-debug
 treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 
 key=$(image_key)
@@ -241,7 +250,11 @@ if [ ${#patches[@]} -gt 0 ]; then
 	mkdir -p "$BINDLAB_CACHE/src"
 	make_patched_tree "$src" "$variant"
 fi
-[ -n "$out" ] || out=$BINDLAB_CACHE/build/$treekey-$name
+if [ -z "$out" ]; then
+	out=$BINDLAB_CACHE/build/$treekey-$name
+elif [ ${#fragments[@]} -gt 1 ]; then
+	out=${out%/}-debug
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Two makes in one build directory corrupt it: wait for the other one.
@@ -255,13 +268,13 @@ use_ccache
 
 # Regenerate .config only when the fragment changes: a fresh .config would
 # not rebuild anything by itself, but this keeps make's view stable.
-cfghash=$(cat "$BL_KERNEL_DIR/config.fragment" "$src/Makefile" | bl_short_hash)
+cfghash=$(cat "${fragments[@]}" "$src/Makefile" | bl_short_hash)
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.bindlab-config" 2>/dev/null)" != "$cfghash" ]; then
 	bl_log "configuring $out"
 	rm -f "$out/.bindlab-config"
 	kmake tinyconfig || build_failed "make tinyconfig"
 	(cd "$src" && bl_nice scripts/kconfig/merge_config.sh -m -O "$out" \
-		"$out/.config" "$BL_KERNEL_DIR/config.fragment") >> "$out/build.log" 2>&1 ||
+		"$out/.config" "${fragments[@]}") >> "$out/build.log" 2>&1 ||
 		build_failed "merge_config.sh"
 	kmake olddefconfig || build_failed "make olddefconfig"
 	check_config "$out/.config" || bl_die 1 "config fragment not honoured (see above)"

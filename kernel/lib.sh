@@ -28,7 +28,8 @@ bl_programs()
 	return 1
 }
 
-# The four cases of the seed-000 table, as bind_bench MODE ADDRESSES.
+# The four cases of the table in "tcp: Fix fastreuse cache initialization on
+# first bind", as bind_bench MODE ADDRESSES.
 # shellcheck disable=SC2034 # for the scripts that source this file
 BL_SEED_CASES=("reuseaddr same" "reuseaddr alternate"
 	       "reuseport same" "reuseport alternate")

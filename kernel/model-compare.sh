@@ -86,7 +86,7 @@ fetch_upstream()
 	cp "$upstream/net/bind_wildcard.c" "$upstream/bind_wildcard.c"
 }
 
-# vm.sh puts only the suite's own programs into the guest: the two
+# vm.sh puts only the installed collection into the guest: these two
 # programs travel inside the guest's command, gzip'ed and base64'ed.
 payload()
 {
@@ -101,6 +101,7 @@ guest_script()
 {
 	local bin=$1
 
+	echo "mkdir -p /bindlab"
 	payload bind_model_test "$bin/bind_model_test"
 	payload bind_wildcard "$bin/bind_wildcard"
 	payload bind_wildcard.c "$upstream/bind_wildcard.c"

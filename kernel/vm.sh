@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot a kernel image in qemu with the bindlab programs in an initramfs, run
-# the suite or a chosen command, bring its output, status and files back.
+# Boot a kernel image in qemu with the installed kselftest collection in an
+# initramfs, run it with kselftest's run_kselftest.sh or a chosen command,
+# bring its output, status and files back.
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -12,16 +13,20 @@ usage()
 {
 	cat <<EOF
 usage: $BL_PROG [options] -k BZIMAGE [--] [COMMAND [ARG...]]
-  Boot BZIMAGE under qemu (one vCPU) with an initramfs holding busybox, the
-  bindlab programs and their shared libraries; run COMMAND as root in /results
-  (PATH has the programs; no COMMAND: every bindlab selftest present, KTAP).
+  Boot BZIMAGE under qemu (one vCPU) with an initramfs (kernel/initramfs.sh)
+  holding the installed kselftest collection at /kselftest, as fleets run
+  it; run COMMAND as root in /results (PATH has run_kselftest.sh and the
+  programs). No COMMAND: run_kselftest.sh -c net/bindlab, whose per-test
+  timeout comes from net/bindlab/settings; its status is 1 unless every
+  program of the plan passed or skipped (run_kselftest.sh itself exits 0).
   The guest's /results comes back to OUT over a second serial port.
 options:
   -k, --kernel IMAGE    kernel image to boot (required)
   -c, --script TEXT     run the shell text TEXT instead of COMMAND
   -o, --out DIR         results directory (default: new dir under
                         \$BINDLAB_CACHE/runs); its path is printed last
-  -b, --bindir DIR      where the programs are built (default: the repo)
+  -C, --collection DIR  installed collection (default: kernel/collection.sh's,
+                        built from this project's files)
   -T, --timeout SEC     whole-VM timeout (default 900)
   -m, --mem MB          guest memory (default 1024)
   -a, --accel MODE      auto (probe KVM once, cache the verdict), kvm or tcg
@@ -49,7 +54,7 @@ EOF
 kernel=
 script=
 out=
-bindir=$BL_REPO_DIR
+collection=
 vm_timeout=900
 mem=1024
 accel=${BINDLAB_ACCEL:-auto}
@@ -62,7 +67,7 @@ while [ $# -gt 0 ]; do
 	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
 	-c|--script) bl_need_arg "$1" $# "${2-}"; script=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-b|--bindir) bl_need_arg "$1" $# "${2-}"; bindir=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-m|--mem) bl_need_arg "$1" $# "${2-}"; mem=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
@@ -79,17 +84,16 @@ done
 
 [ -n "$kernel" ] || bl_usage_error "--kernel is required"
 [ -f "$kernel" ] || bl_usage_error "no such kernel image: $kernel"
-[ -d "$bindir" ] || bl_usage_error "no such directory: $bindir"
+[ -z "$collection" ] || [ -d "$collection" ] || bl_usage_error "no such directory: $collection"
 bl_want_uint --timeout "$vm_timeout" 1
 bl_want_uint --mem "$mem" 128
 case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg" ;; esac
 [ "$accel" != kvm ] || [ "$icount" = 0 ] || bl_usage_error "--icount needs --accel tcg or auto"
 [ -z "$script" ] || [ $# -eq 0 ] || bl_usage_error "give --script or a COMMAND, not both"
 
-for tool in qemu-system-x86_64 cpio gzip base64 setpriv timeout; do
-	command -v "$tool" > /dev/null || bl_die 126 "$tool not found (apt-get install qemu-system-x86 cpio)"
+for tool in qemu-system-x86_64 setpriv timeout; do
+	command -v "$tool" > /dev/null || bl_die 126 "$tool not found (apt-get install qemu-system-x86)"
 done
-[ -x /bin/busybox ] || bl_die 126 "/bin/busybox not found (apt-get install busybox-static)"
 bl_programs || exit 126
 
 # Quote for the guest's busybox sh: single quotes, ' as '\''.
@@ -103,36 +107,28 @@ sh_quote()
 	echo "${out% }"
 }
 
-# Copy an executable and, through ldd, its shared libraries and loader,
-# keeping their paths.
-add_elf()
+# The guest's command when none is given: the collection as fleets run
+# it, judged by the top level of its KTAP (one result per program).
+default_cmd()
 {
-	local root=$1 bin=$2 lib
-
-	cp "$bin" "$root/bindlab/"
-	while read -r lib; do
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done < <(ldd "$bin" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
-					       $1 ~ /^\// { print $1 }')
+	cat <<'EOF'
+run_kselftest.sh -c net/bindlab | tee /tmp/ktap
+awk '/^1\.\.[0-9]/ { n = substr($0, 4) + 0 } /^ok [0-9]/ { ok++ } /^not ok / { bad++ }
+     END { exit !(n > 0 && ok == n && !bad) }' /tmp/ktap
+EOF
 }
 
+# make_initramfs DIR IMAGE [COMMAND...]: the collection, every program the
+# Makefile lists (a missing one would make an empty suite pass), the batch
+# init and the command it runs.
 make_initramfs()
 {
-	local root=$1 image=$2 p
+	local dir=$1 image=$2 p
 
-	mkdir -p "$root"/{bin,bindlab,dev,proc,sys,tmp,results}
-	cp /bin/busybox "$root/bin/busybox"
-	cp "$BL_KERNEL_DIR/initramfs/init" "$root/init"
-	cp "$BL_KERNEL_DIR/initramfs/run_suite.sh" "$root/bindlab/"
-	# Every program the Makefile builds; the kselftests among them are
-	# the default suite. A missing one would make an empty suite pass.
 	for p in $BL_KSELFTESTS $BL_TOOLS; do
-		[ -x "$bindir/$p" ] || bl_die 126 "no $p in $bindir (run make)"
-		add_elf "$root" "$bindir/$p"
+		[ -x "$collection/net/bindlab/$p" ] || bl_die 126 "no net/bindlab/$p in $collection (kernel/collection.sh)"
 	done
-	echo "$BL_KSELFTESTS" > "$root/bindlab/kselftests"
+	mkdir -p "$dir"
 	{
 		echo "# generated by vm.sh"
 		if [ -n "$script" ]; then
@@ -141,12 +137,13 @@ make_initramfs()
 			shift 2
 			sh_quote "$@"
 		else
-			echo "sh /bindlab/run_suite.sh"
+			default_cmd
 		fi
-	} > "$root/bindlab/cmd.sh"
-	# Not compressed: inflating it is the largest part of a boot under TCG
-	# (0.6 s of 1.3 s to init), and the guest's first second counts.
-	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) > "$image"
+	} > "$dir/cmd.sh"
+	# Dies with this script, as qemu does: a SIGKILL leaves no builder.
+	setpriv --pdeathsig KILL -- "$BL_KERNEL_DIR/initramfs.sh" -c "$collection" \
+		-o "$image" -w "$dir/root" -f "$dir/cmd.sh=/etc/bindlab-cmd.sh" ||
+		bl_die 126 "initramfs.sh failed"
 }
 
 qemu_pid=
@@ -228,8 +225,7 @@ kvm_works()
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
 	if [ ! -f "$cache" ]; then
 		dir=$work/probe
-		mkdir -p "$dir"
-		script=true make_initramfs "$dir/root" "$dir/initrd.cpio"
+		script=true make_initramfs "$dir" "$dir/initrd.cpio"
 		if run_qemu kvm 30 "$dir" "$dir/initrd.cpio" &&
 		   grep -q BINDLAB-RESULTS-END "$dir/data.log"; then
 			verdict=yes
@@ -248,9 +244,18 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -f "$out/status" "$out/vm_status" "$out/output.log"
-work=$(mktemp -d "${TMPDIR:-/tmp}/bindlab-vm.XXXXXX")
+# The initramfs is staged in the run's own directory: a SIGKILL of this
+# script (no EXIT trap) leaves it there, where the caller's cleanup of OUT
+# takes it, never in a shared /tmp.
+work=$out/.vm-work
+rm -rf "$work"
+mkdir -p "$work"
+if [ -z "$collection" ]; then
+	collection=$("$BL_KERNEL_DIR/collection.sh" | tail -n 1) ||
+		bl_die 126 "no installed collection (kernel/collection.sh failed)"
+fi
 
-make_initramfs "$work/root" "$work/initrd.cpio" "$@"
+make_initramfs "$work" "$work/initrd.cpio" "$@"
 
 if [ "$accel" = auto ]; then
 	accel=tcg

@@ -20,7 +20,7 @@ usage() {
 
 build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2 procps"
 run_pkgs="gnuplot-nox"
-ci_pkgs="ccache clang shellcheck valgrind git python3 linux-source-6.12 xz-utils patch qemu-system-x86 cpio flex bison bc libelf-dev busybox-static"
+ci_pkgs="ccache clang shellcheck valgrind git python3 linux-source-6.12 xz-utils patch qemu-system-x86 cpio flex bison bc libelf-dev busybox-static debootstrap lava-common python3-voluptuous python3-yaml"
 
 case "$1" in
 build) want="$build_pkgs" ;;

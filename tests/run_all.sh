@@ -135,6 +135,7 @@ run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
 	make -s -C "$here" run_tests
 run_part compare "$here/tests/compare_test.sh"
 run_part names "$here/tests/names_test.sh"
+run_part lava "$here/tests/lava_test.sh"
 run_part style "$here/tests/style_test.sh"
 run_part sanitize "$here/tests/sanitize_test.sh"
 run_part fuzz "$here/tests/fuzz_test.sh"

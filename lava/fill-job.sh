@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fill-job.sh TEMPLATE KERNEL_URL RAMDISK_URL TESTDEF_URL: print the LAVA
+# job of TEMPLATE (lava/jobs/*.yaml) with its {{ NAME }} placeholders
+# filled. The one filler of the project (kernel/lava.sh, tests/lava_test.sh);
+# a lab's own templating can fill the same names instead. Exit 2 on a bad
+# call, a URL with a quote, space or '|', or a placeholder left unfilled.
+set -eu
+
+die()
+{
+	echo "fill-job.sh: $*" >&2
+	exit 2
+}
+
+[ $# -eq 4 ] || die "usage: fill-job.sh TEMPLATE KERNEL_URL RAMDISK_URL TESTDEF_URL"
+[ -f "$1" ] || die "no such template: $1"
+for url in "$2" "$3" "$4"; do
+	case $url in
+	''|*[\"\'\|\ \\]*) die "not a URL for a YAML string: '$url'" ;;
+	esac
+done
+job=$(sed -e "s|{{ KERNEL_URL }}|$2|g" -e "s|{{ RAMDISK_URL }}|$3|g" \
+	-e "s|{{ TESTDEF_URL }}|$4|g" "$1")
+# Comments may name the placeholders; values may not keep one.
+if printf '%s\n' "$job" | grep -v '^ *#' | grep -q '{{'; then
+	die "$1: a placeholder other than KERNEL_URL, RAMDISK_URL, TESTDEF_URL"
+fi
+printf '%s\n' "$job"
