@@ -125,7 +125,6 @@ fi
 for v in "$sockets" "$rounds" "$boots" "$bisect_sockets" "$lanes"; do
 	bl_want_uint "a BINDLAB_LAB_* knob" "$v" 1
 done
-[ -x "$BL_REPO_DIR/bind_bench" ] || bl_die 1 "build the programs first: make -C $BL_REPO_DIR"
 mkdir -p "$lab"
 
 # Two runs on one cache would check out commits and clear run directories
@@ -481,7 +480,7 @@ bhash_results()
 	[ -s "$dir/results" ]
 }
 
-if [ ! -x "$BL_REPO_DIR/bind_bhash_test" ]; then
+if [ ! -x "$collection/net/bindlab/bind_bhash_test" ]; then
 	skip bhash "bind_bhash_test not built"
 elif bhash_results stock && bhash_results fixed; then
 	s=$lab/bhash-stock/results
