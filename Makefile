@@ -14,6 +14,8 @@
 
 TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback bind_model_test
 TEST_GEN_FILES := bind_bench bindlab_results bind_churn
+# The case table travels with the installed collection (lava/bindlab-lava.sh).
+TEST_FILES := cases
 
 here := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 BINDLAB_CACHE ?= $(HOME)/.cache/bindlab

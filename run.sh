@@ -449,6 +449,7 @@ kernel-build) shift; cmd_kernel build "$@" ;;
 vm) shift; cmd_kernel vm "$@" ;;
 ab) shift; cmd_kernel ab "$@" ;;
 bisect) shift; cmd_kernel bisect "$@" ;;
+lava) shift; cmd_kernel lava "$@" ;;
 "" | --*) cmd_main "$@" ;;
 *) die_usage "unknown subcommand '$1' (see ./run.sh --help)" ;;
 esac

@@ -28,12 +28,6 @@ bl_programs()
 	return 1
 }
 
-# The four cases of the table in "tcp: Fix fastreuse cache initialization on
-# first bind", as bind_bench MODE ADDRESSES.
-# shellcheck disable=SC2034 # for the scripts that source this file
-BL_SEED_CASES=("reuseaddr same" "reuseaddr alternate"
-	       "reuseport same" "reuseport alternate")
-
 bl_log()
 {
 	echo "$BL_PROG: $*" >&2
@@ -89,34 +83,6 @@ bl_median()
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR
 		}'
-}
-
-# Per-round totals of one bind_bench case from its text output (any number
-# of output logs): bl_bench_totals "MODE ADDRESSES" FILE...
-bl_bench_field()
-{
-	local field=$1 case=$2
-
-	shift 2
-	# bind_bench prints its parameters, then one "round=" line per round;
-	# a case starts at its "mode=" line.
-	awk -v m="${case% *}" -v a="${case#* }" -v f="$field" '
-		/^mode=/ { want = ($1 == "mode=" m && $2 == "addresses=" a) }
-		want && /^round=/ {
-			for (i = 1; i <= NF; i++)
-				if (index($i, f "=") == 1)
-					print substr($i, length(f) + 2)
-		}' "$@"
-}
-
-bl_bench_totals()
-{
-	bl_bench_field total_ms "$@"
-}
-
-bl_bench_growth()
-{
-	bl_bench_field growth "$@"
 }
 
 # bl_link_tree SRC DEST: DEST (made anew) holds SRC's files as hard links,

@@ -29,13 +29,6 @@
 
 set -u
 
-# The benchmark cases: FIXTURE.VARIANT, then bind_bench's MODE ADDRESSES
-# (the fastreuse rows of the project's case table, lib/cases.sh).
-BENCH_CASES='bind_fastreuse.v4_reuseaddr_same reuseaddr same
-bind_fastreuse.v4_reuseaddr_alternate reuseaddr alternate
-bind_fastreuse.v4_reuseport_same reuseport same
-bind_fastreuse.v4_reuseport_alternate reuseport alternate'
-
 die()
 {
 	echo "bindlab-lava.sh: $*" >&2
@@ -163,36 +156,48 @@ median()
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
+# bench_one NAME UNIT BINDIR N R COMMAND...: one row of the case table, its
+# samples read back by the collection's own result reader.
 bench_one()
 {
-	name=$1 mode=$2 addrs=$3 bin=$4 n=$5 r=$6
+	name=$1 unit=$2 bin=$3 n=$4 r=$5
+	shift 5
+	json=$(mktemp) || die "bench: no temporary file"
+	cmd=$(echo "$*" | sed -e "s/{N}/$n/g" -e "s/{ROUNDS}/$r/g" -e "s#{JSON}#$json#g")
 
 	rc=0
-	out=$("$bin" -r "$r" -w 1 "$mode" "$addrs" "$n" 2>&1) || rc=$?
-	echo "$out" | grep -v '^curve ' >&2
+	# shellcheck disable=SC2086 # the table's command, split as the table says
+	(cd "$bin" && PATH=$bin:$PATH $cmd) >&2 || rc=$?
 	# A skip (no privilege, no netns) is the program's verdict.
 	if [ "$rc" -eq 4 ]; then
-		echo "case $name.total_ms skip"
+		echo "case $name skip"
+		rm -f "$json"
 		return 0
 	fi
-	samples=$(echo "$out" | sed -n 's/^round=[0-9]* .*total_ms=\([0-9.]*\).*/\1/p')
+	samples=$("$bin/bindlab_results" samples "$json" 2>/dev/null)
+	rm -f "$json"
 	if [ "$rc" -ne 0 ] || [ "$(echo "$samples" | grep -c .)" -ne "$r" ]; then
-		echo "case $name.run fail"
+		echo "case ${name%.*}.run fail"
 		return 0
 	fi
-	echo "case $name.total_ms pass $(echo "$samples" | median) ms"
-	echo "$samples" | awk -v c="$name.total_ms" '{ print "case " c ".sample" NR " pass " $1 " ms" }'
+	echo "case $name pass $(echo "$samples" | median) $unit"
+	echo "$samples" | awk -v c="$name" -v u="$unit" '{ print "case " c ".sample" NR " pass " $1 " " u }'
 }
 
+# The rows of the installed case table (net/bindlab/cases, the project's
+# one list of benchmark cases) that judge the kernel: VERDICT "program".
 bench()
 {
-	dir=$1 n=$2 r=$3 bin=$1/net/bindlab/bind_bench
+	dir=$1 n=$2 r=$3 bin=$1/net/bindlab
 
 	case $n$r in *[!0-9]*) die "bench: N and R are numbers" ;; esac
 	[ $((r % 2)) -eq 1 ] || die "bench: R must be odd (the median is a sample)"
+	[ -r "$bin/cases" ] || die "bench: no case table $bin/cases"
 	echo "set bindlab-bench"
-	echo "$BENCH_CASES" | while read -r name mode addrs; do
-		bench_one "$name" "$mode" "$addrs" "$bin" "$n" "$r"
+	awk '!/^#/ && NF >= 7 && $4 == "program"' "$bin/cases" |
+	while read -r name unit _ _ _ _ cmd; do
+		# shellcheck disable=SC2086
+		bench_one "$name" "$unit" "$bin" "$n" "$r" $cmd
 	done
 }
 

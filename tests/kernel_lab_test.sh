@@ -224,10 +224,16 @@ nov6=$lab/noipv6
 killimg=$lab/kill-bzImage
 bisect_log=$lab/bisect.log
 
-# median min max n of one case on one side, from the guests' output
+# stats totals|growth "MODE ADDRESSES" SIDE: median min max n of one case
+# on one side, from the boots' JSON results (the case table's names).
 stats()
 {
-	bl_bench_"$1" "$2" "$ab"/runs/"$3"-boot*/output.log | bl_median
+	local f field=
+
+	[ "$1" = growth ] && field=growth
+	for f in "$ab/$3"/boot*/"bind_fastreuse.v4_${2/ /_}.total_ms.json"; do
+		[ -f "$f" ] && "$BL_REPO_DIR/bindlab_results" samples "$f" $field
+	done | bl_median
 }
 
 run_ab()
@@ -238,6 +244,8 @@ run_ab()
 	rm -rf "$ab"
 	mkdir -p "$ab"
 	"$KDIR/ab.sh" -n "$sockets" -r "$rounds" -B "$boots" --names stock,fixed -o "$ab" \
+		-c bind_fastreuse.v4_reuseaddr_same.total_ms -c bind_fastreuse.v4_reuseaddr_alternate.total_ms \
+		-c bind_fastreuse.v4_reuseport_same.total_ms -c bind_fastreuse.v4_reuseport_alternate.total_ms \
 		"$stock" "$fixed" > "$lab/ab-table.txt"
 	echo $? > "$ab/status"
 	echo "$((SECONDS - start))" > "$ab/elapsed"
@@ -266,7 +274,8 @@ run_bisect()
 	git -C "$repo" bisect slow lab > /dev/null &&
 	git -C "$repo" bisect fast fixed > /dev/null &&
 	(cd "$repo" && git bisect run "$KDIR/bisect.sh" -o "$lab/bisect-runs" -b "$build" \
-		--bench "$bcase" --max-ms "$limit") 2>&1 | tee "$bisect_log" >&2
+		--case bind_fastreuse.v4_reuseaddr_same.total_ms -n "$bisect_sockets" \
+		--threshold "$limit") 2>&1 | tee "$bisect_log" >&2
 	sed -n 's/^\([0-9a-f]\{40\}\) is the first slow commit$/\1/p' "$bisect_log" > "$lab/bisect.found"
 	git -C "$repo" bisect reset > /dev/null 2>&1
 	echo "threshold $limit ms, $((SECONDS - start)) s" > "$lab/bisect.why"
@@ -416,7 +425,7 @@ fi
 # 3x drift floor; more boots: Welch's t over boots).
 verdict()
 {
-	awk -v c="bind_bench.${1/ /.}." 'index($1, c) == 1 { sub(/.*(p=[^ ]+ +[a-z]+ [0-9]+\+[0-9]+ +)/, ""); print; exit }' \
+	awk -v c="bind_fastreuse.v4_${1/ /_}.total_ms" '$1 == c { sub(/.*(p=[^ ]+ +[a-z]+ [0-9]+\+[0-9]+ +)/, ""); print; exit }' \
 		"$ab_log"
 }
 for c in "reuseaddr same" "reuseport alternate"; do

@@ -164,17 +164,19 @@ bench_tests() {
 	local got want
 
 	mkdir -p "$tmp/coll/net/bindlab" "$tmp/bin"
+	# The real case table; a fake bind_bench that writes its samples one
+	# per line where the table says {JSON}, and a fake reader of them.
+	cp "$here/cases" "$tmp/coll/net/bindlab/cases"
 	cat >"$tmp/coll/net/bindlab/bind_bench" <<'EOF'
 #!/bin/sh
-# bind_bench -r R -w W MODE ADDRESSES N
-[ "$6" = alternate ] && [ "$5" = reuseport ] && { echo "round=1 total_ms=1"; exit 1; }
-[ "$6" = same ] && [ "$5" = reuseport ] && exit 4
-echo "mode=$5 addresses=$6"
-echo "round=1 port=40000 total_ms=3.5 growth=1.0"
-echo "round=2 port=40000 total_ms=1.25 growth=1.0"
-echo "round=3 port=40000 total_ms=2.0 growth=1.0"
+# bind_bench -q -r R -w W --json FILE MODE ADDRESSES N (the table's rows)
+[ "$9" = alternate ] && [ "$8" = reuseport ] && { echo 1 > "$7"; exit 1; }
+[ "$9" = same ] && [ "$8" = reuseport ] && exit 4
+printf '3.5\n1.25\n2.0\n' > "$7"
 EOF
-	chmod +x "$tmp/coll/net/bindlab/bind_bench"
+	# shellcheck disable=SC2016 # expanded by the fake reader
+	printf '#!/bin/sh\n[ "$1" = samples ] && cat "$2"\n' >"$tmp/coll/net/bindlab/bindlab_results"
+	chmod +x "$tmp/coll/net/bindlab/bind_bench" "$tmp/coll/net/bindlab/bindlab_results"
 	got=$("$lava/bindlab-lava.sh" bench "$tmp/coll" 100 3 2>/dev/null | grep -v 'alternate.total_ms.sample')
 	want="set bindlab-bench
 case bind_fastreuse.v4_reuseaddr_same.total_ms pass 2.0 ms
