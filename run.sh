@@ -51,6 +51,12 @@ die_usage() {
 	exit 2
 }
 
+# A user who cannot search the checkout's absolute path (a clone under
+# root's home) could not run anything here anyway: the same SKIP as below.
+if [ ! -r "$here/lib/strict.sh" ] && [ "$(id -u)" -ne 0 ]; then
+	echo "run.sh: SKIP: needs root (uid $(id -u) cannot read $here)" >&2
+	exit 4
+fi
 # shellcheck source=lib/strict.sh
 . "$here/lib/strict.sh"
 # shellcheck source=lib/cases.sh
