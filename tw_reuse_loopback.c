@@ -370,8 +370,8 @@ static int churn_exec(char **argv)
 	 * may run ./tw_reuse_loopback in a directory whose absolute path it
 	 * cannot search, and must still get the program's own SKIP.
 	 */
-	if (strchr(argv[0], '/') && strlen(argv[0]) < sizeof(self)) {
-		strcpy(self, argv[0]);
+	if (strchr(argv[0], '/') &&
+	    snprintf(self, sizeof(self), "%s", argv[0]) < (int)sizeof(self)) {
 		snprintf(path, sizeof(path), "%s/bind_churn", dirname(self));
 		execv(path, argv);
 	}

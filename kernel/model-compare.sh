@@ -106,7 +106,7 @@ guest_script()
 	payload bind_wildcard "$bin/bind_wildcard"
 	payload bind_wildcard.c "$upstream/bind_wildcard.c"
 	cat <<EOF
-export KSFT_MACHINE_SLOW=yes BINDLAB_MODEL_DEPTH=$depth BINDLAB_MODEL_LIST=1
+export KSFT_MACHINE_SLOW=yes BINDLAB_MODEL_DEPTH=$depth BINDLAB_MODEL_RANDOM=200 BINDLAB_MODEL_LIST=1
 export BINDLAB_BIND_WILDCARD=/bindlab/bind_wildcard.c BINDLAB_XFAIL='$xfail'
 uname -r > release
 start=\$(cut -d' ' -f1 /proc/uptime)
