@@ -223,15 +223,6 @@ run_benchmarks() {
 	done
 }
 
-# case_decls: merge's --case row of every case of the table.
-case_decls() {
-	local name
-	decls=()
-	for name in "${BL_CASE_NAMES[@]}"; do
-		decls+=(--case "$(bl_case_decl "$name")")
-	done
-}
-
 # verdict RC: the last line of the main job, from summary's exit status.
 verdict() {
 	case $1 in
@@ -243,7 +234,7 @@ verdict() {
 
 cmd_main() {
 	local full=0 root=$here/results dir release rc json
-	local inputs=() missing=() decls=()
+	local inputs=() missing=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
@@ -276,13 +267,13 @@ cmd_main() {
 	run_ktap bind_bhash_test "$dir"
 	run_ktap tw_reuse_loopback "$dir"
 	run_benchmarks "$dir" $full
-	case_decls
+	bl_case_decls "${BL_CASE_NAMES[@]}"
 
 	# Only this run's own files, named one by one: never a glob.
 	if ! own "$results_tool" merge "$dir/results.json" \
 		--ktap "bind_bhash_test=$dir/bind_bhash_test.ktap" \
 		--ktap "tw_reuse_loopback=$dir/tw_reuse_loopback.ktap" \
-		"${decls[@]}" "${missing[@]}" "${inputs[@]}"; then
+		"${BL_CASE_DECLS[@]}" "${missing[@]}" "${inputs[@]}"; then
 		echo "${red}verdict: FAIL: the results of $dir could not be merged${plain}"
 		return 1
 	fi
@@ -425,11 +416,10 @@ cmd_cases() {
 
 # import-lava OUT LAVA.json: the format is README "LAVA".
 cmd_import_lava() {
-	local decls=()
 	[ $# -eq 2 ] || die_usage "import-lava needs OUT.json LAVA.json"
 	build build
-	case_decls
-	own "$results_tool" merge "$1" "${decls[@]}" --lava "$2"
+	bl_case_decls "${BL_CASE_NAMES[@]}"
+	own "$results_tool" merge "$1" "${BL_CASE_DECLS[@]}" --lava "$2"
 }
 
 cmd_kernel() {

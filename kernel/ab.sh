@@ -140,8 +140,9 @@ merge_boot()
 	local run=$1 dest=$2 c rc=0 args=()
 
 	mkdir -p "$dest"
+	bl_case_decls "${cases[@]}"
+	args=("${BL_CASE_DECLS[@]}")
 	for c in "${cases[@]}"; do
-		args+=(--case "$(bl_case_decl "$c")")
 		if [ -f "$run/$c.json" ]; then
 			cp "$run/$c.json" "$dest/$c.json"
 			args+=(--result "$c=$dest/$c.json")

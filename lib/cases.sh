@@ -7,7 +7,7 @@
 #
 #   bl_cases_load                 read and check the table ($BL_CASES_FILE,
 #                                 default ./cases); 1 on a bad row
-#   bl_case_names                 the case names, in table order
+#   BL_CASE_NAMES                 the case names, in table order
 #   bl_case_known NAME            true when NAME is a case of the table
 #   bl_case_field NAME FIELD      unit, better, verdict, n, full_n, command
 #   bl_case_argv NAME N ROUNDS JSON   the command as the array BL_CASE_ARGV
@@ -15,11 +15,13 @@
 #                                 (for a VM's script)
 #   bl_case_decl NAME             "NAME UNIT BETTER VERDICT", what
 #                                 bindlab_results merge --case takes
+#   bl_case_decls NAME...         those as BL_CASE_DECLS, --case each
 # N "" means the table's N, ROUNDS "" the main job's 5.
 
 BL_CASES_FILE=${BL_CASES_FILE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/cases}
 BL_CASE_NAMES=()
 BL_CASE_ARGV=()
+BL_CASE_DECLS=()
 declare -gA BL_CASE_ROW=()
 
 # Case names, README "Case names": FIXTURE.VARIANT.MEASURE, lower-case
@@ -88,19 +90,22 @@ bl_cases_load()
 	[ ${#BL_CASE_NAMES[@]} -gt 0 ] || bl_case_bad "$line" "no case in the table" || return
 }
 
-bl_case_names()
-{
-	[ ${#BL_CASE_NAMES[@]} -eq 0 ] || printf '%s\n' "${BL_CASE_NAMES[@]}"
-}
-
 bl_case_known()
 {
 	[ -n "${1:-}" ] && [ -n "${BL_CASE_ROW[$1.unit]+x}" ]
 }
 
+# bl_case_need NAME: bl_case_known, or say so on stderr.
+bl_case_need()
+{
+	bl_case_known "$1" && return
+	echo "${BL_PROG:-cases}: no case '$1' in $BL_CASES_FILE" >&2
+	return 1
+}
+
 bl_case_field()
 {
-	bl_case_known "$1" || { echo "${BL_PROG:-cases}: no case '$1' in $BL_CASES_FILE" >&2; return 1; }
+	bl_case_need "$1" || return
 	printf '%s\n' "${BL_CASE_ROW[$1.$2]}"
 }
 
@@ -109,7 +114,7 @@ bl_case_argv()
 	local name=$1 n=${2:-} rounds=${3:-} json=$4 w
 	local -a words
 
-	bl_case_known "$name" || { echo "${BL_PROG:-cases}: no case '$name' in $BL_CASES_FILE" >&2; return 1; }
+	bl_case_need "$name" || return
 	[ -n "$n" ] || n=${BL_CASE_ROW[$name.n]}
 	[ -n "$rounds" ] || rounds=5
 	BL_CASE_ARGV=()
@@ -133,9 +138,20 @@ bl_case_command()
 
 bl_case_decl()
 {
-	bl_case_known "$1" || { echo "${BL_PROG:-cases}: no case '$1' in $BL_CASES_FILE" >&2; return 1; }
+	bl_case_need "$1" || return
 	printf '%s %s %s %s\n' "$1" "${BL_CASE_ROW[$1.unit]}" \
 		"${BL_CASE_ROW[$1.better]}" "${BL_CASE_ROW[$1.verdict]}"
+}
+
+bl_case_decls()
+{
+	local name decl
+
+	BL_CASE_DECLS=()
+	for name in "$@"; do
+		decl=$(bl_case_decl "$name") || return
+		BL_CASE_DECLS+=(--case "$decl")
+	done
 }
 
 # bl_case_check_args NAME N ROUNDS: the case's program checks its own
