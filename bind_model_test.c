@@ -23,6 +23,8 @@
  *  model_rows.RULE.kernel      the rows that show RULE, in the kernel,
  *                              probed after the last step, then after each
  *  model_rules.RULE.needed     the model without RULE fails a row
+ *  known_bug.BUG.kernel        the shortest sequence of a kernel bug the
+ *                              model found (XFAIL while the kernel has it)
  *  model_upstream.bind_wildcard.agrees
  *                              the model against every expectation of
  *                              the 6.12 tree's bind_wildcard.c
@@ -319,6 +321,62 @@ TEST_F(model_rows, kernel)
 	judge_verdict(_metadata, variant, self->j);
 }
 
+/* ---- known_bug: the kernel bugs this model found, one test each ---- */
+
+/*
+ * The shortest sequence of each bug documented at known_bug() in
+ * model_judge.h, probed after its last step. Every other test reports
+ * these disagreements by the bug's name and does not fail on them; here
+ * the kernel must agree with the model, so the test fails while the
+ * kernel has the bug (XFAIL, declared below) and passes (XPASS) on a
+ * kernel that fixed it.
+ */
+FIXTURE(known_bug)
+{
+	struct judge *j;
+};
+
+FIXTURE_VARIANT(known_bug) { const char *seq; };
+
+FIXTURE_VARIANT_ADD(known_bug, fastreuseport_stale)
+{ .seq = "bind v4_any reuseaddr; bind v4_any reuseaddr+reuseport; bind v4_any reuseport" };
+FIXTURE_VARIANT_ADD(known_bug, tw_v6_blocks_v4_any)
+{ .seq = "bind v6_any plain; time_wait #0" };
+
+FIXTURE_SETUP(known_bug)
+{
+	struct bl_why why = { "" };
+	const char *reason;
+
+	self->j = judge_new(_metadata, BM_NR_ADDRS);
+	ASSERT_NE(NULL, self->j);
+	reason = judge_setup(self->j, &why);
+	if (reason)
+		SKIP(return, "%s", reason);
+}
+
+FIXTURE_TEARDOWN(known_bug)
+{
+	free(self->j);
+}
+
+TEST_F(known_bug, kernel)
+{
+	struct seq s;
+
+	s.n = bm_seq_parse(variant->seq, s.op, MAX_STEPS);
+	ASSERT_LT(0, s.n);
+	run_seq(self->j, &s, false);
+	judge_report(self->j);
+	ASSERT_EQ(0, self->j->harness_errors);
+	ASSERT_EQ(0, self->j->ngrp)
+		TH_LOG("the kernel has this bug (known_bug() in model_judge.h)");
+}
+
+/* No fix is merged for either: they fail on every kernel tested so far. */
+XFAIL_ADD(known_bug, fastreuseport_stale, kernel);
+XFAIL_ADD(known_bug, tw_v6_blocks_v4_any, kernel);
+
 /* ---- model_upstream: bind_wildcard.c's expectations, read at run time ---- */
 
 #include "model_upstream.h"
@@ -368,7 +426,4 @@ TEST_F(model_upstream, bind_wildcard)
 	EXPECT_EQ(0, missed);
 }
 
-int main(int argc, char **argv)
-{
-	return bl_harness_main(argc, argv);
-}
+TEST_HARNESS_MAIN

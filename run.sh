@@ -53,14 +53,14 @@ die_usage() {
 
 # A user who cannot search the checkout's absolute path (a clone under
 # root's home) could not run anything here anyway: the same SKIP as below.
-if [ ! -r "$here/lib/strict.sh" ] && [ "$(id -u)" -ne 0 ]; then
+if [ ! -r "$here/scripts/strict.sh" ] && [ "$(id -u)" -ne 0 ]; then
 	echo "run.sh: SKIP: needs root (uid $(id -u) cannot read $here)" >&2
 	exit 4
 fi
-# shellcheck source=lib/strict.sh
-. "$here/lib/strict.sh"
-# shellcheck source=lib/cases.sh
-. "$here/lib/cases.sh"
+# shellcheck source=scripts/strict.sh
+. "$here/scripts/strict.sh"
+# shellcheck source=scripts/cases.sh
+. "$here/scripts/cases.sh"
 bl_cases_load || exit 2
 
 if [ -t 1 ]; then

@@ -4,9 +4,8 @@
  * to enable loopback only optimization" made it:
  * 0 off, 1 everywhere, 2 only for connections proven to be loopback.
  *
- *   tw_reuse_loopback [harness options]   the semantic tests (kselftest)
- *   tw_reuse_loopback churn [options]     that commit's churn benchmark
- *                                         (bench/bind_churn.c)
+ * The churn benchmark of that commit is a program of its own
+ * (bench/bind_churn.c), outside the kselftests.
  *
  * How a test proves reuse: ip_local_port_range is cut to RANGE_PORTS
  * ports, as many connections to one server port leave their client side
@@ -31,8 +30,6 @@
  * ADDRS_ON_LO also gives the "bound to lo" proof non-loopback addresses:
  * SO_BINDTODEVICE lo reaches only addresses that sit on lo.
  */
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -355,43 +352,4 @@ TEST(tw_reuse_default_is_2)
 	ASSERT_EQ(2, v);
 }
 
-/*
- * "tw_reuse_loopback churn ARGS": the churn benchmark lives with the
- * benchmarks (bench/bind_churn.c); exec it from our own directory with
- * the command line as given, so that its output and names stay the same.
- */
-static int churn_exec(char **argv)
-{
-	char self[PATH_MAX], path[PATH_MAX + 16];
-	ssize_t n;
-
-	/*
-	 * Next to argv[0] first, as the shell found us: an unprivileged user
-	 * may run ./tw_reuse_loopback in a directory whose absolute path it
-	 * cannot search, and must still get the program's own SKIP.
-	 */
-	if (strchr(argv[0], '/') &&
-	    snprintf(self, sizeof(self), "%s", argv[0]) < (int)sizeof(self)) {
-		snprintf(path, sizeof(path), "%s/bind_churn", dirname(self));
-		execv(path, argv);
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0) {
-		fprintf(stderr, "tw_reuse_loopback: churn: /proc/self/exe: %s\n",
-			strerror(errno));
-		return BL_EXIT_FAIL;
-	}
-	self[n] = '\0';
-	snprintf(path, sizeof(path), "%s/bind_churn", dirname(self));
-	execv(path, argv);
-	fprintf(stderr, "tw_reuse_loopback: churn needs %s: %s (make builds it)\n",
-		path, strerror(errno));
-	return BL_EXIT_USAGE;
-}
-
-int main(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "churn"))
-		return churn_exec(argv);
-	return bl_harness_main(argc, argv);
-}
+TEST_HARNESS_MAIN

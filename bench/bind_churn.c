@@ -6,7 +6,7 @@
  * connect() latency, the failure point, and what set the rate.
  *
  *   bind_churn [options]
- *   tw_reuse_loopback churn [options]   the same program, same output
+ *   bind_churn [options]   the same program, same output
  */
 #include <errno.h>
 #include <getopt.h>
@@ -56,7 +56,7 @@ struct churn_out {
 };
 
 static const char *prog = "bind_churn";
-/* " churn" when run as "tw_reuse_loopback churn", which execs us. */
+/* " churn" when run as "bind_churn", which execs us. */
 static const char *sub = "";
 
 static void churn_usage(FILE *f)

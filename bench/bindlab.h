@@ -178,4 +178,9 @@ const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 				size_t len);
 const char *bl_cmp_method_name(enum bl_cmp_method m);
 
+/* ---- known_regressions.c ---- */
+
+/* Declared by BINDLAB_XFAIL or BINDLAB_XFAIL_FILE for this kernel? */
+bool bl_known_regression(const char *test_name);
+
 #endif /* BINDLAB_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bindlab_results' own parts beyond bindlab.h: the case declarations that
- * run.sh passes from the case table (lib/cases.sh reads the table, this
+ * run.sh passes from the case table (scripts/cases.sh reads the table, this
  * side only takes its rows), the one JSON string getter, and the LAVA
  * import (lib/lava_import.c).
  */

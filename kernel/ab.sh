@@ -8,8 +8,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-# shellcheck source-path=SCRIPTDIR source=../lib/cases.sh
-. "$BL_REPO_DIR/lib/cases.sh"
+# shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
+. "$BL_REPO_DIR/scripts/cases.sh"
 
 usage()
 {

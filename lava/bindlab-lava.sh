@@ -18,7 +18,7 @@
 # Result lines: "set NAME" (a LAVA test set: the program, or bindlab-bench),
 # "case NAME RESULT [MEASUREMENT UNITS]". Case names are the local run's
 # (KTAP fixture.variant.test; benchmarks FIXTURE.VARIANT.total_ms and
-# .sampleK, see lib/cases.sh), so that bindlab_results merge --lava maps
+# .sampleK, see scripts/cases.sh), so that bindlab_results merge --lava maps
 # them one to one.
 #
 # Fail closed: an expected program without a result line, a plan not met

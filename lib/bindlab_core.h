@@ -69,6 +69,12 @@ const char *bl_errname(int err);
 
 /* Enter a fresh network namespace of our own and bring lo up there. */
 int bl_netns_enter(struct bl_why *why);
+/*
+ * ---- pidns.c ----
+ * For a test forked by the harness: die with the harness, and have every
+ * process forked from here on die with the test. 0 or -errno (why).
+ */
+int bl_pidns_enter(struct bl_why *why);
 /* Bring lo up in the current namespace (for --no-netns runs in a VM). */
 int bl_netns_lo_up(struct bl_why *why);
 /* Create a namespace, return an fd to it, stay in the current one. */
@@ -331,6 +337,14 @@ int bl_arg_double(const char *what, const char *s, double min, double max,
 bool bl_case_id_valid(const char *id);
 
 /*
+ * s as it may reach a terminal: bytes outside printable ASCII as \xNN,
+ * a backslash as \\, cut (with "...") past 200 bytes of input. The one
+ * escaper of every string that came from a file, an argument or the
+ * environment. One static buffer: use the result before the next call.
+ */
+const char *bl_printable(const char *s);
+
+/*
  * BINDLAB_CHECK_ARGS=1: a program only validates its command line (exit 0
  * or 2) and runs nothing: bisect checks its case with the program's own
  * parser before it builds a kernel.
@@ -379,10 +393,5 @@ FILE *bl_open_regular(const char *path, long max_bytes, struct bl_why *why);
 void bl_stdout_machine(void);
 /* Make a write error on stdout or stderr fail the program at exit. */
 void bl_stdio_guard(void);
-
-/* ---- known_regressions.c ---- */
-
-/* Declared by BINDLAB_XFAIL or BINDLAB_XFAIL_FILE for this kernel? */
-bool bl_known_regression(const char *test_name);
 
 #endif /* BINDLAB_CORE_H */

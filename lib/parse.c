@@ -170,3 +170,27 @@ bool bl_check_args_only(void)
 
 	return s && !strcmp(s, "1");
 }
+
+const char *bl_printable(const char *s)
+{
+	static char buf[200 * 4 + 4];
+	size_t i, off = 0;
+
+	for (i = 0; s && s[i] && off + 5 < sizeof(buf); i++) {
+		unsigned char c = s[i];
+
+		if (i == 200) {
+			memcpy(buf + off, "...", 3);
+			off += 3;
+			break;
+		}
+		if (c == '\\')
+			off += snprintf(buf + off, sizeof(buf) - off, "\\\\");
+		else if (c < 0x20 || c > 0x7e)
+			off += snprintf(buf + off, sizeof(buf) - off, "\\x%02x", c);
+		else
+			buf[off++] = c;
+	}
+	buf[off] = '\0';
+	return buf;
+}

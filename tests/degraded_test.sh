@@ -36,7 +36,7 @@ skip4() {
 why="cannot create a network namespace"
 skip4 "unprivileged bind_bhash_test" "1..0 # SKIP $why" "${nobody[@]}" ./bind_bhash_test
 skip4 "unprivileged tw_reuse_loopback" "1..0 # SKIP $why" "${nobody[@]}" ./tw_reuse_loopback
-skip4 "unprivileged churn" "SKIP: .*$why" "${nobody[@]}" ./tw_reuse_loopback churn -n 10
+skip4 "unprivileged churn" "SKIP: .*$why" "${nobody[@]}" ./bind_churn -n 10
 skip4 "unprivileged bind_bench" "SKIP: $why" "${nobody[@]}" ./bind_bench -b 1 reuseaddr same 10
 skip4 "unprivileged run.sh" "SKIP: needs root" "${nobody[@]}" ./run.sh
 

@@ -14,8 +14,8 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
-# shellcheck source=lib/strict.sh
-. "$here/lib/strict.sh"
+# shellcheck source=scripts/strict.sh
+. "$here/scripts/strict.sh"
 tmp=$(mktemp -d)
 [ -d "$tmp" ] || exit 1
 trial=

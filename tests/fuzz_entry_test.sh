@@ -61,7 +61,7 @@ guard() {
 		"bind_bench -r 5 -w 2 --no-netns both alternate 100000"
 		"bind_bhash_test"
 		"tw_reuse_loopback"
-		"tw_reuse_loopback churn"
+		"bind_churn"
 		"bind_model_test"
 	)
 
@@ -288,7 +288,7 @@ fuzz_one bind_bench "$here/bind_bench" < <(vocab_bind_bench)
 for p in bind_bhash_test tw_reuse_loopback bind_model_test; do
 	fuzz_one "$p" "$here/$p" < <(vocab_harness "$p")
 done
-fuzz_one "tw_reuse_loopback churn" "$here/tw_reuse_loopback" < <(vocab_churn)
+fuzz_one "bind_churn" "$here/tw_reuse_loopback" < <(vocab_churn)
 for sub in merge summary compare curve; do
 	fuzz_one "bindlab_results $sub" "$here/bindlab_results" < <(vocab_results "$sub")
 done

@@ -11,8 +11,8 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
-# shellcheck source=lib/cases.sh
-. "$here/lib/cases.sh"
+# shellcheck source=scripts/cases.sh
+. "$here/scripts/cases.sh"
 bl_cases_load || exit 2
 tmp=$(mktemp -d)
 trials=${BINDLAB_KILL_TRIALS:-5}

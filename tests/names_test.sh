@@ -9,8 +9,8 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
-# shellcheck source=lib/cases.sh
-. "$here/lib/cases.sh"
+# shellcheck source=scripts/cases.sh
+. "$here/scripts/cases.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 readme=${BINDLAB_README:-$here/README.md}

@@ -56,7 +56,7 @@ san_run "bindlab_results malformed" "$out/bindlab_results" compare "$tmp/bad.jso
 [ -x "$out/bind_bhash_test" ] && san_run "bind_bhash_test" "$out/bind_bhash_test"
 if [ -x "$out/tw_reuse_loopback" ]; then
 	san_run "tw_reuse_loopback" "$out/tw_reuse_loopback"
-	san_run "tw_reuse_loopback churn" "$out/tw_reuse_loopback" churn -q -n 2000
+	san_run "bind_churn" "$out/tw_reuse_loopback" churn -q -n 2000
 fi
 
 if command -v valgrind >/dev/null; then

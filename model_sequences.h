@@ -317,8 +317,10 @@ static int judge_report(struct judge *j)
 }
 
 /*
- * FAIL on a disagreement no documented bug explains, unless declared
- * known (BINDLAB_XFAIL); XFAIL when documented bugs explain them all.
+ * FAIL on a disagreement that no documented kernel bug explains. The
+ * documented ones are reported above by name and do not fail this test:
+ * each has a test of its own, known_bug.BUG.kernel, which XFAILs while
+ * the kernel has it (XFAIL_ADD in bind_model_test.c).
  */
 static void judge_verdict(struct __test_metadata *_metadata,
 			  const void *variant, struct judge *j)
@@ -326,17 +328,8 @@ static void judge_verdict(struct __test_metadata *_metadata,
 	int unknown = judge_report(j);
 
 	ASSERT_EQ(0, j->harness_errors);
-	if (unknown)
-		BL_REGRESSION(return, "%d distinct disagreements with the model",
-			      unknown);
-	if (j->ngrp) {
-		snprintf(_metadata->results->reason,
-			 sizeof(_metadata->results->reason),
-			 "known kernel bugs only");
-		_metadata->exit_code = KSFT_XFAIL;
-		return;
-	}
-	BL_NO_REGRESSION();
+	ASSERT_EQ(0, unknown)
+		TH_LOG("%d distinct disagreements with the model", unknown);
 }
 
 #endif /* MODEL_SEQUENCES_H */

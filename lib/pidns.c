@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A PID namespace for one test, so that no process it forks outlives it.
+ *
+ * The harness forks each test and, on its timeout, kills the test's
+ * process group; but a test killed from outside (the runner's timeout
+ * kills the harness, SIGKILL of the harness) would leave the test's own
+ * children (crowd fillers, TIME_WAIT peers) running. Here the test dies
+ * with the harness (PR_SET_PDEATHSIG) and its children live in a PID
+ * namespace whose init dies with the test: the kernel then kills every
+ * process in it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bindlab_core.h"
+
+/* The test (the caller) has exited: its pidfd is readable. */
+static bool gone(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* init of the namespace: nothing to do but reap, until the test dies. */
+static void __attribute__((noreturn)) reaper(int pidfd)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || gone(pidfd))
+		_exit(0);
+	for (;;)
+		if (wait(NULL) < 0 && errno == ECHILD)
+			pause();
+}
+
+int bl_pidns_enter(struct bl_why *why)
+{
+	pid_t parent = getppid(), pid;
+	int pidfd;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		return bl_why_set(why, ESRCH, "the harness is gone");
+	if (unshare(CLONE_NEWPID))
+		return bl_why_set(why, errno,
+				  "cannot create a PID namespace (unshare CLONE_NEWPID): %s",
+				  strerror(errno));
+	/*
+	 * The reaper cannot name us (we are outside its namespace), so it
+	 * learns of a death before its prctl() through a pidfd (5.3+).
+	 */
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	pid = fork();
+	if (pid < 0)
+		return bl_why_set(why, errno, "fork of the PID namespace's init: %s",
+				  strerror(errno));
+	if (!pid)
+		reaper(pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return 0;
+}
