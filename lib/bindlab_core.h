@@ -121,6 +121,14 @@ bool bl_sysctl_exists(const char *key);
 /* ---- child.c: children that die with their parent ---- */
 
 /*
+ * A pidfd of the caller (-1 before 5.3), for a child to tell whether its
+ * parent has died; the child's side: set PR_SET_PDEATHSIG, then true when
+ * the parent is gone already (the child must exit at once).
+ */
+int bl_pidfd_self(void);
+bool bl_pidfd_exited(int pidfd);
+bool bl_child_orphaned(int parent_pidfd, pid_t parent);
+/*
  * fork(); the child runs fn(arg) and exits with its return value. It gets
  * SIGKILL when the caller dies (PR_SET_PDEATHSIG) and exits 1 at once when
  * the caller died before that was set. Returns the child's pid or -errno.

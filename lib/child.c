@@ -3,31 +3,61 @@
  * The one way the suite runs work in a child process: the child dies
  * with its parent (PR_SET_PDEATHSIG), and one whose parent died before
  * the prctl() took effect exits at once instead of running orphaned. The
- * check compares getppid() with the parent's pid as it was at fork time,
- * which also holds for a parent that is PID 1 of its own PID namespace.
+ * child learns that through a pidfd of the parent: getppid() cannot
+ * tell, since a test's children live in a PID namespace below their
+ * parent's (lib/pidns.c), where getppid() is 0.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bindlab_core.h"
 
+int bl_pidfd_self(void)
+{
+	return syscall(SYS_pidfd_open, getpid(), 0);
+}
+
+bool bl_pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+bool bl_child_orphaned(int parent_pidfd, pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		return true;
+	if (parent_pidfd >= 0)
+		return bl_pidfd_exited(parent_pidfd);
+	/* No pidfd (before 5.3): getppid() is 0 when parent is outside. */
+	return getppid() && getppid() != parent;
+}
+
 pid_t bl_child_run(int (*fn)(void *arg), void *arg)
 {
 	pid_t parent = getpid(), pid;
+	int pidfd;
 
 	/* Buffered output must not be written twice. */
 	fflush(NULL);
+	pidfd = bl_pidfd_self();
 	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid)
-		return pid;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	if (pid) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return pid < 0 ? -errno : pid;
+	}
+	if (bl_child_orphaned(pidfd, parent))
 		_exit(BL_EXIT_FAIL);
+	if (pidfd >= 0)
+		close(pidfd);
 	_exit(fn(arg));
 }
 

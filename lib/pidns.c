@@ -11,30 +11,20 @@
  * process in it.
  */
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bindlab_core.h"
 
-/* The test (the caller) has exited: its pidfd is readable. */
-static bool gone(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-
-	return pidfd >= 0 && poll(&p, 1, 0) > 0;
-}
-
 /* init of the namespace: nothing to do but reap, until the test dies. */
-static void __attribute__((noreturn)) reaper(int pidfd)
+static void __attribute__((noreturn)) reaper(int pidfd, pid_t test)
 {
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || gone(pidfd))
+	if (bl_child_orphaned(pidfd, test))
 		_exit(0);
 	for (;;)
 		if (wait(NULL) < 0 && errno == ECHILD)
@@ -43,7 +33,7 @@ static void __attribute__((noreturn)) reaper(int pidfd)
 
 int bl_pidns_enter(struct bl_why *why)
 {
-	pid_t parent = getppid(), pid;
+	pid_t parent = getppid(), self = getpid(), pid;
 	int pidfd;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -52,17 +42,13 @@ int bl_pidns_enter(struct bl_why *why)
 		return bl_why_set(why, errno,
 				  "cannot create a PID namespace (unshare CLONE_NEWPID): %s",
 				  strerror(errno));
-	/*
-	 * The reaper cannot name us (we are outside its namespace), so it
-	 * learns of a death before its prctl() through a pidfd (5.3+).
-	 */
-	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	pidfd = bl_pidfd_self();
 	pid = fork();
 	if (pid < 0)
 		return bl_why_set(why, errno, "fork of the PID namespace's init: %s",
 				  strerror(errno));
 	if (!pid)
-		reaper(pidfd);
+		reaper(pidfd, self);
 	if (pidfd >= 0)
 		close(pidfd);
 	return 0;
