@@ -20,9 +20,10 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh kernel-build|vm|ab|bisect ARGS...   kernel lab (see each --help)
        ./run.sh --help
 
-main job: builds, then runs bind_bhash_test and tw_reuse_loopback (kselftests,
-each test in its own network namespace) and every benchmark case of the case
-table ./cases (bind_bench, loopback churn), prints one summary, writes
+main job: builds, then runs every kselftest of the Makefile's list (side by
+side, each test in its own network namespace; bind_model_test at
+BINDLAB_MODEL_DEPTH=2), then every benchmark case of the case table ./cases
+(bind_bench, loopback churn) one at a time, prints one summary, writes
 results.json (all raw samples and the environment) and plot.svg/plot.png
 under results/<kernel release>-<time>/.
   --full          the table's FULL_N sizes (16000 sockets, 50000 connections)
@@ -79,20 +80,24 @@ step() {
 # PR_SET_PDEATHSIG (setpriv --pdeathsig) so that even SIGKILL of run.sh
 # takes it down. Temporary directories are removed on every exit.
 child=
+children=()
 tmpdirs=()
 pdeath=()
 setpriv --pdeathsig KILL -- true 2>/dev/null && pdeath=(setpriv --pdeathsig KILL --)
 
 stop_child() {
-	local i
-	[ -n "$child" ] || return 0
-	kill -TERM "$child" 2>/dev/null
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-		kill -0 "$child" 2>/dev/null || break
-		sleep 0.1
+	local i c
+	[ -n "$child" ] || [ ${#children[@]} -gt 0 ] || return 0
+	for c in $child "${children[@]}"; do
+		kill -TERM "$c" 2>/dev/null
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+			kill -0 "$c" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$c" 2>/dev/null
 	done
-	kill -KILL "$child" 2>/dev/null
 	child=
+	children=()
 }
 
 cleanup() {
@@ -175,16 +180,40 @@ ksft_timeout() {
 	printf '%s\n' "$t"
 }
 
-# run_ktap NAME DIR: one kselftest program, its KTAP output kept. The
-# timeout kills the program's whole process group (no --foreground), and
-# merge turns a plan that was not met into a failure.
-run_ktap() {
-	local name=$1 out=$2/$1.ktap t
+# The kselftests, as the Makefile lists them (its first line of
+# print-programs): the one program list.
+ksft_programs() {
+	local line
+	line=$(make -s --no-print-directory -C "$here" print-programs | sed -n 1p)
+	[ -n "$line" ] || die_usage "cannot list the kselftests (make print-programs)"
+	printf '%s\n' "$line"
+}
+
+# run_ktaps DIR PROG...: the kselftests side by side (they judge ratios
+# measured within one process, not absolute times), each one's KTAP kept
+# in DIR/PROG.ktap. The timeout kills a program's whole process group
+# (no --foreground), and merge turns a plan that was not met into a
+# failure. The main job's depth-2 model pass takes 4 s instead of the
+# full depth's 25 s (BINDLAB_MODEL_DEPTH, README); make run_tests and
+# the fleets run the full depth.
+run_ktaps() {
+	local dir=$1 t name pids=() rc
+	shift
 	t=$(ksft_timeout) || exit 2
-	step "$name (kselftest)"
-	own timeout -k 5 "$t" "$here/$name" >"$out" 2>&1
-	[ $? -eq 124 ] && echo "# $name: timeout after $t s" >>"$out"
-	return 0
+	step "kselftests: $*"
+	for name in "$@"; do
+		"${pdeath[@]}" env BINDLAB_MODEL_DEPTH="${BINDLAB_MODEL_DEPTH:-2}" \
+			timeout -k 5 "$t" "$here/$name" >"$dir/$name.ktap" 2>&1 &
+		pids+=($!)
+	done
+	children=("${pids[@]}")
+	for name in "$@"; do
+		wait "${pids[0]}"
+		rc=$?
+		pids=("${pids[@]:1}")
+		[ $rc -eq 124 ] && echo "# $name: timeout after $t s" >>"$dir/$name.ktap"
+	done
+	children=()
 }
 
 # bench NAME JSON CMD...: one case of the table, CMD writing JSON. Its
@@ -233,8 +262,8 @@ verdict() {
 }
 
 cmd_main() {
-	local full=0 root=$here/results dir release rc json
-	local inputs=() missing=()
+	local full=0 root=$here/results dir release rc json name
+	local inputs=() missing=() progs=() ktaps=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
@@ -264,15 +293,16 @@ cmd_main() {
 		die_usage "cannot create a run directory in $root"
 	chmod 755 "$dir"
 
-	run_ktap bind_bhash_test "$dir"
-	run_ktap tw_reuse_loopback "$dir"
+	read -ra progs <<<"$(ksft_programs)"
+	run_ktaps "$dir" "${progs[@]}"
+	for name in "${progs[@]}"; do
+		ktaps+=(--ktap "$name=$dir/$name.ktap")
+	done
 	run_benchmarks "$dir" $full
 	bl_case_decls "${BL_CASE_NAMES[@]}"
 
 	# Only this run's own files, named one by one: never a glob.
-	if ! own "$results_tool" merge "$dir/results.json" \
-		--ktap "bind_bhash_test=$dir/bind_bhash_test.ktap" \
-		--ktap "tw_reuse_loopback=$dir/tw_reuse_loopback.ktap" \
+	if ! own "$results_tool" merge "$dir/results.json" "${ktaps[@]}" \
 		"${BL_CASE_DECLS[@]}" "${missing[@]}" "${inputs[@]}"; then
 		echo "${red}verdict: FAIL: the results of $dir could not be merged${plain}"
 		return 1

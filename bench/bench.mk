@@ -58,7 +58,7 @@ ifneq ($(wildcard $(here)/../../lib.mk),$(here)/../../lib.mk)
 # The one program list (kernel/lib.sh, run.sh and the tests read it):
 # kselftests on the first line, the companion's programs on the second.
 print-programs:
-	@echo $(TEST_GEN_PROGS)
+	@echo $(notdir $(TEST_GEN_PROGS))
 	@echo $(BENCH_PROGS)
 
 # kselftest's runner finds settings only below its BASE_DIR, the kernel
