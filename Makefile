@@ -36,12 +36,15 @@ LIBSRC += tcpconn.c parse.c files.c bind_model.c pidns.c
 LIB_HDRS := $(wildcard $(here)/lib/*.h)
 
 # Headers private to one test, beside it.
-bind_bhash_test_HDRS := bhash_sockets.h bhash_conflict_rows.h bhash_addr_rows.h
+bind_bhash_test_HDRS := bhash_sockets.h bhash_model.h bhash_conflict_rows.h
+bind_bhash_test_HDRS += bhash_addr_rows.h
 bind_model_test_HDRS := model_judge.h model_sequences.h model_upstream.h
 tw_reuse_loopback_HDRS := tw_topology.h tw_reuse_rows.h
 
 # lib.mk's rule compiles every prerequisite ending in .c or .a only.
-LOCAL_HDRS += $(LIB_HDRS) $(foreach p,$(TEST_GEN_PROGS),$($(p)_HDRS:%=$(here)/%))
+# Expanded now: lib.mk puts $(OUTPUT)/ before the program names.
+KSFT_HDRS := $(foreach p,$(TEST_GEN_PROGS),$($(p)_HDRS:%=$(here)/%))
+LOCAL_HDRS += $(LIB_HDRS) $(KSFT_HDRS)
 
 include $(KSFT_DIR)/lib.mk
 

@@ -24,7 +24,7 @@
  * have it is declared above the kselftests (the companion's reading of
  * this program's KTAP: BINDLAB_XFAIL, see the README).
  */
-#include "bhash_sockets.h"
+#include "bhash_model.h"
 
 /* ---- bind_conflict: one row, one fact ---- */
 
@@ -76,6 +76,30 @@ TEST_F(bind_conflict, bind_listen)
 	if (!err)
 		expect_err(_metadata, "listen()", "B", b, port,
 			   listen(fd, 8) ? errno : 0, b->listen_err);
+}
+
+/* The same row, judged by the model (bhash_model.h). */
+TEST_F(bind_conflict, model)
+{
+	const struct sk_spec *b = &variant->sk[1], *c = &variant->sk[2];
+	struct bm_port p;
+	struct bm_why why;
+	int err;
+
+	bm_port_init(&p, 0);
+	MODEL_AGREES("A", 0, model_a(&p, variant->state, &variant->sk[0], &why),
+		     &why);
+	err = model_bind(&p, b, 0, false, &why);
+	MODEL_AGREES("bind() of B", b->err, err, &why);
+	if (c->addr)
+		MODEL_AGREES("bind() of C", c->err,
+			     model_bind(&p, c, 0, false, &why), &why);
+	if (variant->state == A_LISTEN_LATER)
+		MODEL_AGREES("listen() of A", 0,
+			     model_op(&p, BM_OP_LISTEN, 0, &why), &why);
+	if (!err)
+		MODEL_AGREES("listen() of B", b->listen_err,
+			     model_op(&p, BM_OP_LISTEN, 1, &why), &why);
 }
 
 #include "bhash_conflict_rows.h"
@@ -143,6 +167,34 @@ TEST_F(bind_addr, port0)
 	fd = sk_open(_metadata, &b);
 	expect_err(_metadata, "bind()", "B", &b, PORT,
 		   sk_bind(_metadata, fd, &b, PORT), variant->err[T_PORT0]);
+}
+
+/* The three tests of the pair, judged by the model (bhash_model.h). */
+TEST_F(bind_addr, model)
+{
+	const struct sk_spec *a = &variant->sk[0], *b = &variant->sk[1];
+	struct bm_port p;
+	struct bm_why why;
+
+	bm_port_init(&p, 0);
+	MODEL_AGREES("plain: A", 0, model_bind(&p, a, 0, false, &why), &why);
+	MODEL_AGREES("plain: B", variant->err[T_PLAIN],
+		     model_bind(&p, b, 0, false, &why), &why);
+
+	bm_port_init(&p, 0);
+	MODEL_AGREES("reuseaddr_listen: A", 0, model_bind(&p, a, RA, false, &why),
+		     &why);
+	MODEL_AGREES("reuseaddr_listen: B", 0, model_bind(&p, b, RA, false, &why),
+		     &why);
+	MODEL_AGREES("reuseaddr_listen: listen() of A", 0,
+		     model_op(&p, BM_OP_LISTEN, 0, &why), &why);
+	MODEL_AGREES("reuseaddr_listen: listen() of B", variant->err[T_LISTEN],
+		     model_op(&p, BM_OP_LISTEN, 1, &why), &why);
+
+	bm_port_init(&p, 0);
+	MODEL_AGREES("port0: A", 0, model_bind(&p, a, 0, false, &why), &why);
+	MODEL_AGREES("port0: B", variant->err[T_PORT0],
+		     model_bind(&p, b, 0, true, &why), &why);
 }
 
 #include "bhash_addr_rows.h"
