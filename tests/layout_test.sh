@@ -51,7 +51,7 @@ done
 build_without_jansson() {
 	local src=$tmp/src hide=""
 	mkdir -p "$src" "$tmp/inst"
-	git ls-files -z | xargs -0 cp --parents -t "$src"
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$src"
 	for f in /usr/include/jansson.h /usr/include/jansson_config.h \
 		 $(pkg-config --variable=pcfiledir jansson 2>/dev/null)/jansson.pc; do
 		[ -e "$f" ] && hide="$hide mount --bind /dev/null $f &&"
