@@ -52,10 +52,13 @@ build_without_jansson() {
 	local src=$tmp/src hide=""
 	mkdir -p "$src" "$tmp/inst"
 	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$src"
-	for f in /usr/include/jansson.h /usr/include/jansson_config.h \
-		 $(pkg-config --variable=pcfiledir jansson 2>/dev/null)/jansson.pc; do
-		[ -e "$f" ] && hide="$hide mount --bind /dev/null $f &&"
+	# An include of the hidden header stops the build, as it would there.
+	echo '#error "jansson is hidden (a fleet builder has no libjansson-dev)"' >"$tmp/hidden.h"
+	for f in /usr/include/jansson.h /usr/include/jansson_config.h; do
+		[ -e "$f" ] && hide="$hide mount --bind $tmp/hidden.h $f &&"
 	done
+	f=$(pkg-config --variable=pcfiledir jansson 2>/dev/null)/jansson.pc
+	[ -e "$f" ] && hide="$hide mount --bind /dev/null $f &&"
 	unshare -m sh -c "$hide pkg-config --exists jansson && exit 9;
 		make -s -C $src BINDLAB_WERROR=1 install INSTALL_PATH=$tmp/inst"
 }
