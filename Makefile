@@ -32,7 +32,7 @@ KSFT_DIR ?= $(abspath $(here)/../..)
 
 LIBSRC := why.c netns.c sysctl.c fdlimit.c progress.c stats.c
 LIBSRC += bindloop.c sockaddr.c crowd.c child.c procnet.c addrwait.c
-LIBSRC += tcpconn.c parse.c files.c bind_model.c pidns.c
+LIBSRC += tcpconn.c parse.c files.c bind_model.c pidns.c vocab.c
 LIB_HDRS := $(wildcard $(here)/lib/*.h)
 
 # Headers private to one test, beside it.

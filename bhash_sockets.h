@@ -23,13 +23,14 @@
 #define OTHER_LINK	"bl_other"
 #define TW_WAIT_MS	2000
 
-#define V4_ANY		"0.0.0.0"
-#define V4_LO		"127.0.0.1"
-#define V4_LO2		"127.0.0.2"
-#define V6_ANY		"::"
-#define V6_LO		"::1"
-#define V4M_ANY		"::ffff:0.0.0.0"
-#define V4M_LO		"::ffff:127.0.0.1"
+/* The rows' addresses, as lib/bindlab_vocab.h writes them. */
+#define V4_ANY		BL_HOST_V4_ANY
+#define V4_LO		BL_HOST_V4_LOCAL
+#define V4_LO2		BL_HOST_V4_LOCAL2
+#define V6_ANY		BL_HOST_V6_ANY
+#define V6_LO		BL_HOST_V6_LOCAL
+#define V4M_ANY		BL_HOST_V4MAPPED_ANY
+#define V4M_LO		BL_HOST_V4MAPPED_LOCAL
 
 /* Socket options of a row's socket. */
 #define RA		0x1	/* SO_REUSEADDR */
@@ -166,16 +167,6 @@ static int sk_bound(struct __test_metadata *_metadata, const char *who,
 
 /* ---- states of the existing socket A ---- */
 
-enum a_state {
-	A_BOUND,
-	A_LISTEN,
-	A_LISTEN_LATER,	/* bound; listens once B and C are bound */
-	A_CHILD,	/* established child left after its listener closed;
-			 * it has the listener's options and uid
-			 */
-	A_AUTOBIND,	/* bound by connect() without bind() */
-	A_TIME_WAIT,	/* closed first, in TIME_WAIT */
-};
 
 /* Connect fd, or a new plain socket when fd < 0, to listener l. */
 static int connect_to(struct __test_metadata *_metadata, int fd, int l)

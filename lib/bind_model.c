@@ -30,52 +30,23 @@ struct bm_view {
 	bool v6only;
 };
 
+/* How the bind table sees each address. */
 static const struct {
-	const char *name, *host;
 	struct bm_view view;	/* with ::ffff:a.b.c.d as IPv4 */
 	struct bm_view as_v6;	/* the same without BM_R_MAPPED_IS_V4 */
 } addrs[BM_NR_ADDRS] = {
-	[BM_V4_ANY] = { .name = "v4_any", .host = "0.0.0.0",
-			.view = { .kind = K_V4_ANY } },
-	[BM_V4_LO] = { .name = "v4_local", .host = "127.0.0.1",
-		       .view = { .kind = K_V4, .id = 1 } },
-	[BM_V4_LO2] = { .name = "v4_local2", .host = "127.0.0.2",
-			.view = { .kind = K_V4, .id = 2 } },
-	[BM_V6_ANY] = { .name = "v6_any", .host = "::",
-			.view = { .kind = K_V6_ANY } },
-	[BM_V6_ANY_ONLY] = { .name = "v6_any_only", .host = "::",
-			     .view = { .kind = K_V6_ANY, .v6only = true } },
-	[BM_V6_LO] = { .name = "v6_local", .host = "::1",
-		       .view = { .kind = K_V6, .id = 3 } },
-	[BM_V4M_ANY] = { .name = "v6_v4mapped_any", .host = "::ffff:0.0.0.0",
-			 .view = { .kind = K_V4_ANY },
+	[BM_V4_ANY] = { .view = { .kind = K_V4_ANY } },
+	[BM_V4_LO] = { .view = { .kind = K_V4, .id = 1 } },
+	[BM_V4_LO2] = { .view = { .kind = K_V4, .id = 2 } },
+	[BM_V6_ANY] = { .view = { .kind = K_V6_ANY } },
+	[BM_V6_ANY_ONLY] = { .view = { .kind = K_V6_ANY, .v6only = true } },
+	[BM_V6_LO] = { .view = { .kind = K_V6, .id = 3 } },
+	[BM_V4M_ANY] = { .view = { .kind = K_V4_ANY },
 			 .as_v6 = { .kind = K_V6, .id = 4 } },
-	[BM_V4M_LO] = { .name = "v6_v4mapped_local", .host = "::ffff:127.0.0.1",
-			.view = { .kind = K_V4, .id = 1 },
+	[BM_V4M_LO] = { .view = { .kind = K_V4, .id = 1 },
 			.as_v6 = { .kind = K_V6, .id = 5 } },
 };
 
-static const char * const rule_names[BM_NR_RULES] = {
-	[BM_R_REUSEADDR] = "reuseaddr",
-	[BM_R_REUSEADDR_LISTEN] = "reuseaddr_not_listener",
-	[BM_R_REUSEPORT] = "reuseport",
-	[BM_R_REUSEPORT_UID] = "reuseport_same_uid",
-	[BM_R_TW_ANY_UID] = "reuseport_tw_any_uid",
-	[BM_R_DEV] = "bound_dev",
-	[BM_R_V4_SPECIFIC] = "v4_specific",
-	[BM_R_V4_WILDCARD] = "v4_wildcard",
-	[BM_R_MAPPED_IS_V4] = "v6_v4mapped_is_v4",
-	[BM_R_V6_WILDCARD] = "v6_wildcard",
-	[BM_R_DUAL_STACK] = "v6_wildcard_dual_stack",
-	[BM_R_V6ONLY] = "v6only",
-	[BM_R_FAMILY] = "v4_wildcard_not_v6",
-	[BM_R_LISTEN_CHECK] = "listen_checks",
-	[BM_R_CLOSE] = "close_frees",
-	[BM_R_TW_HOLDS] = "tw_holds",
-	[BM_R_TW_SADDR] = "tw_saddr",
-	[BM_R_V6_DEV_ADDR] = "v6_addr_on_dev",
-	[BM_R_PORT0] = "port0_strict",
-};
 
 /*
  * ::ffff:a.b.c.d is an IPv4 address to the bind table: the bhash2
@@ -383,23 +354,23 @@ int bm_step(struct bm_port *p, const struct bm_op *op, struct bm_why *why)
 
 const char *bm_addr_name(enum bm_addr a)
 {
-	return a < BM_NR_ADDRS ? addrs[a].name : "?";
+	return a < BM_NR_ADDRS ? bl_addr_words[a].word : "?";
 }
 
 const char *bm_addr_host(enum bm_addr a, bool *v6only)
 {
-	*v6only = a == BM_V6_ANY_ONLY;
-	return addrs[a].host;
+	*v6only = bl_addr_words[a].v6only;
+	return bl_addr_words[a].host;
 }
 
 bool bm_addr_is_v6(enum bm_addr a)
 {
-	return strchr(addrs[a].host, ':') != NULL;
+	return strchr(bl_addr_words[a].host, ':') != NULL;
 }
 
 const char *bm_rule_name(enum bm_rule r)
 {
-	return r < BM_NR_RULES ? rule_names[r] : "?";
+	return r < BM_NR_RULES ? bl_rule_words[r] : "?";
 }
 
 int bm_rule_parse(const char *s)
@@ -407,7 +378,7 @@ int bm_rule_parse(const char *s)
 	int r;
 
 	for (r = 0; r < BM_NR_RULES; r++)
-		if (!strcmp(s, rule_names[r]))
+		if (!strcmp(s, bl_rule_words[r]))
 			return r;
 	return -EINVAL;
 }
@@ -421,7 +392,7 @@ const char *bm_rules_str(unsigned int rules, char *buf, size_t len)
 	for (r = 0; r < BM_NR_RULES && off < len; r++)
 		if (rules & RULE(r))
 			off += snprintf(buf + off, len - off, "%s%s",
-					off ? "+" : "", rule_names[r]);
+					off ? "+" : "", bl_rule_words[r]);
 	if (!off)
 		snprintf(buf, len, "same_address");
 	return buf;
@@ -429,14 +400,11 @@ const char *bm_rules_str(unsigned int rules, char *buf, size_t len)
 
 const char *bm_opts_str(const struct bm_opts *o, char *buf, size_t len)
 {
-	static const char * const reuse[BM_NR_REUSE] = {
-		"plain", "reuseaddr", "reuseport", "reuseaddr+reuseport",
-	};
 	static const char * const devs[BM_NR_DEVS] = {
 		"", " dev_lo", " dev_other",
 	};
 
-	snprintf(buf, len, "%s%s%s%s", reuse[o->reuse & 3],
+	snprintf(buf, len, "%s%s%s%s", bl_reuse_words[o->reuse & 3].model,
 		 o->other_uid ? " uid1" : "", devs[o->dev],
 		 o->port0 ? " port0" : "");
 	return buf;
@@ -473,7 +441,7 @@ static int parse_addr(const char *s)
 	int a;
 
 	for (a = 0; a < BM_NR_ADDRS; a++)
-		if (!strcmp(s, addrs[a].name))
+		if (!strcmp(s, bl_addr_words[a].word))
 			return a;
 	return -EINVAL;
 }
@@ -481,15 +449,14 @@ static int parse_addr(const char *s)
 /* Options after "bind ADDR", in bm_opts_str()'s words. */
 static int parse_opt(const char *w, struct bm_opts *o)
 {
-	if (!strcmp(w, "plain"))
-		o->reuse = 0;
-	else if (!strcmp(w, "reuseaddr"))
-		o->reuse = BM_RA;
-	else if (!strcmp(w, "reuseport"))
-		o->reuse = BM_RP;
-	else if (!strcmp(w, "reuseaddr+reuseport"))
-		o->reuse = BM_RA | BM_RP;
-	else if (!strcmp(w, "uid1"))
+	unsigned int r;
+
+	for (r = 0; r < BM_NR_REUSE; r++)
+		if (!strcmp(w, bl_reuse_words[r].model)) {
+			o->reuse = r;
+			return 0;
+		}
+	if (!strcmp(w, "uid1"))
 		o->other_uid = true;
 	else if (!strcmp(w, "dev_lo"))
 		o->dev = BM_DEV_LO;

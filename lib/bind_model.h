@@ -18,23 +18,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The canonical addresses, named as bind_wildcard.c names them. */
-enum bm_addr {
-	BM_V4_ANY,		/* 0.0.0.0 */
-	BM_V4_LO,		/* 127.0.0.1 */
-	BM_V4_LO2,		/* 127.0.0.2 */
-	BM_V6_ANY,		/* :: (dual stack) */
-	BM_V6_ANY_ONLY,		/* :: with IPV6_V6ONLY */
-	BM_V6_LO,		/* ::1 */
-	BM_V4M_ANY,		/* ::ffff:0.0.0.0 */
-	BM_V4M_LO,		/* ::ffff:127.0.0.1 */
-	BM_NR_ADDRS
-};
+#include "bindlab_vocab.h"
 
 /* Socket options of a bind step or probe. */
 #define BM_RA		0x1	/* SO_REUSEADDR */
 #define BM_RP		0x2	/* SO_REUSEPORT */
-#define BM_NR_REUSE	4	/* plain, reuseaddr, reuseport, both */
+#define BM_NR_REUSE	BL_NR_REUSE
 
 enum bm_dev { BM_DEV_NONE, BM_DEV_LO, BM_DEV_OTHER, BM_NR_DEVS };
 
@@ -52,30 +41,6 @@ struct bm_op {
 	enum bm_addr addr;	/* BM_OP_BIND */
 	struct bm_opts opts;	/* BM_OP_BIND */
 	int sk;			/* others: which bind step's socket */
-};
-
-/* The rules; each can be dropped (struct bm_port.drop). */
-enum bm_rule {
-	BM_R_REUSEADDR,		/* both SO_REUSEADDR share a port... */
-	BM_R_REUSEADDR_LISTEN,	/* ...unless the owner listens */
-	BM_R_REUSEPORT,		/* both SO_REUSEPORT share a port... */
-	BM_R_REUSEPORT_UID,	/* ...when their uids are the same */
-	BM_R_TW_ANY_UID,	/* ...or the owner is in TIME_WAIT */
-	BM_R_DEV,		/* different bound devices never conflict */
-	BM_R_V4_SPECIFIC,	/* two IPv4 addresses that differ */
-	BM_R_V4_WILDCARD,	/* 0.0.0.0 covers every IPv4 address */
-	BM_R_MAPPED_IS_V4,	/* ::ffff:a.b.c.d is IPv4 */
-	BM_R_V6_WILDCARD,	/* :: covers every IPv6 address */
-	BM_R_DUAL_STACK,	/* :: without V6ONLY covers IPv4 too */
-	BM_R_V6ONLY,		/* V6ONLY :: does not */
-	BM_R_FAMILY,		/* IPv4 and IPv6 specifics never overlap */
-	BM_R_LISTEN_CHECK,	/* listen() checks the port again */
-	BM_R_CLOSE,		/* close() frees the socket's share */
-	BM_R_TW_HOLDS,		/* TIME_WAIT keeps it, with the options */
-	BM_R_TW_SADDR,		/* connect() moves a wildcard to its saddr */
-	BM_R_V6_DEV_ADDR,	/* ::1 is not on another bound device */
-	BM_R_PORT0,		/* port 0 takes no port that is shared */
-	BM_NR_RULES
 };
 
 enum bm_state { BM_ST_NONE, BM_ST_BOUND, BM_ST_LISTEN, BM_ST_TW };

@@ -25,6 +25,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "bindlab_vocab.h"
+
 /*
  * bind() cost growth (last 10% over first 10% of binds) above which the
  * cost is taken to grow with the number of owners: O(1) gives ~1.
@@ -198,7 +200,6 @@ int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 
 /* ---- bindloop.c: N binds to one port, each timed ---- */
 
-enum bl_family { BL_FAM_INET, BL_FAM_INET6, BL_FAM_MAPPED };
 
 struct bl_bind_spec {
 	enum bl_family family;

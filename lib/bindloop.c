@@ -15,19 +15,22 @@
 
 #include "bindlab_core.h"
 
-static const char * const family_names[] = {
-	[BL_FAM_INET] = "ipv4",
-	[BL_FAM_INET6] = "ipv6",
-	[BL_FAM_MAPPED] = "v4mapped",
-};
 
 const char *bl_family_name(enum bl_family f)
 {
-	return family_names[f];
+	return bl_family_words[f];
 }
 
+/* The vocabulary's words, and the command line's older spellings. */
 int bl_family_parse(const char *s, enum bl_family *f)
 {
+	unsigned int i;
+
+	for (i = 0; i < BL_NR_FAMILIES; i++)
+		if (!strcmp(s, bl_family_words[i])) {
+			*f = i;
+			return 0;
+		}
 	if (!strcmp(s, "4") || !strcmp(s, "ipv4"))
 		*f = BL_FAM_INET;
 	else if (!strcmp(s, "6") || !strcmp(s, "ipv6"))

@@ -22,7 +22,7 @@
 #include "bindlab_core.h"
 
 /* init of the namespace: nothing to do but reap, until the test dies. */
-static void __attribute__((noreturn)) reaper(int pidfd, pid_t test)
+static void reaper(int pidfd, pid_t test)
 {
 	if (bl_child_orphaned(pidfd, test))
 		_exit(0);

@@ -8,13 +8,42 @@ name breaks the grammar or no name was read at all."""
 import re
 import sys
 
+import os
+
 WORD = r'[a-z0-9]+'
 WORDS = WORD + r'(?:_' + WORD + r')*'
-# bind_wildcard.c's address words; a v4-mapped address is an IPv6 one.
-ADDR = r'(?:v4_any|v4_local2?|v6_any(?:_only)?|v6_local|v6_v4mapped_(?:any|local))'
-FAMILY = r'(?:v4|v6|v6_v4mapped|mixed)'
-STATE = r'(?:bound|listen_later|listen|child|autobind|time_wait)'
-VALUE = r'(?:none|addr|port|both|lo|other)'
+VOCAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib',
+                     'vocab.c')
+
+
+def vocab(table, column=0):
+    """The words of one name table of lib/vocab.c (the one place they
+    are written): the column-th quoted string of each '[X] = ...' line."""
+    words, inside = [], False
+    with open(VOCAB) as f:
+        for line in f:
+            if re.match(r'const .*\b%s\[' % table, line):
+                inside = True
+            elif inside and line.startswith('};'):
+                break
+            elif inside and re.match(r'\s*\[\w+\] = ', line):
+                words.append(re.findall(r'"([^"]*)"', line)[column])
+    if not words:
+        sys.exit('no table %s in %s' % (table, VOCAB))
+    return words
+
+
+def alt(words):
+    return '(?:%s)' % '|'.join(sorted(words, key=len, reverse=True))
+
+
+ADDR = alt(vocab('bl_addr_words'))
+FAMILY = alt(vocab('bl_family_words') + ['mixed'])
+STATE = alt(vocab('bl_state_words'))
+# A's and B's reuse option, or a bound device.
+VALUE = alt(vocab('bl_reuse_words', 0) + ['lo', 'other'])
+CASE_REUSE = alt(w for w in vocab('bl_reuse_words', 1) if w != 'plain')
+RULE = alt(vocab('bl_rule_words'))
 SIDE_FACT = r'(?:uid|port0)_[abc]'
 GROUP = r'(?:dev|first|guard)'
 
@@ -24,14 +53,14 @@ VARIANTS = {
     'bind_conflict': r'(?:%s_)?(?:%s_|%s_)?%s(?:_%s){2,3}(?:_%s)*' % (
         FAMILY, SIDE_FACT, GROUP, STATE, VALUE, WORD),
     'bind_addr': ADDR + '__' + ADDR,
-    'bind_fastreuse': r'(?:v4|v6)_(?:reuseaddr|reuseport|both)_(?:same|alternate)(?:_port0)?',
+    'bind_fastreuse': r'(?:v4|v6)_%s_(?:same|alternate)(?:_port0)?' % CASE_REUSE,
     'bind_bhash2': r'(?:v4|v6)',
     'tw_reuse': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
     'tw_bind': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
     'tw_sysctl': r'(?:reuse|delay)_(?:minus_)?[0-9]+',
     'bind_model': ADDR,
-    'model_rules': WORDS,
-    'model_rows': WORDS,
+    'model_rules': RULE,
+    'model_rows': RULE,
     'model_upstream': '',
     # the name of a bug documented at known_bug() in model_judge.h
     'known_bug': WORDS,
