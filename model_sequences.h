@@ -226,35 +226,100 @@ static void random_seq(struct seq *s, uint32_t *rnd, int len, unsigned int drop)
 
 /* ---- setup and the verdict ---- */
 
-static long env_long(const char *name, long def, long min, long max)
+/*
+ * The environment bind_model_test reads, all of it checked before the
+ * harness starts (model_env_check()): a value the tests could only guess
+ * at stops the program with one line, exit 2, rather than run another
+ * set of sequences than the one asked for. Empty is the same as unset.
+ */
+static const struct {
+	const char *name;
+	long min, max;
+} model_env_nums[] = {
+	{ "BINDLAB_MODEL_DEPTH", 1, 4 },
+	{ "BINDLAB_MODEL_RANDOM", 0, 1000000 },
+	{ "BINDLAB_MODEL_SEED", 1, UINT32_MAX },
+};
+
+static const char *env_set(const char *name)
 {
 	const char *s = getenv(name);
-	long v;
 
-	if (!s || !*s || bl_parse_long(s, min, max, &v))
-		return def;
-	return v;
+	return s && *s ? s : NULL;
 }
 
-/* BINDLAB_MODEL_DROP: rules (comma separated) the model runs without. */
-static unsigned int env_drop(void)
+static long env_long(const char *name, long def, long min, long max)
 {
-	const char *s = getenv("BINDLAB_MODEL_DROP");
-	char buf[512], *save, *w;
-	unsigned int drop = 0;
+	const char *s = env_set(name);
+	long v;
+
+	return s && !bl_parse_long(s, min, max, &v) ? v : def;
+}
+
+/*
+ * BINDLAB_MODEL_DROP: rules (comma or space separated) the model runs
+ * without; -1 when a word is no rule (bad, its word).
+ */
+static long env_drop_parse(const char *s, char *bad, size_t len)
+{
+	char *copy = strdup(s), *save, *w;
+	long drop = 0;
 	int r;
 
-	if (!s)
-		return 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+	if (!copy)
+		return -1;
+	for (w = strtok_r(copy, ", ", &save); w && drop >= 0;
+	     w = strtok_r(NULL, ", ", &save)) {
 		r = bm_rule_parse(w);
-		if (r >= 0)
-			drop |= 1U << r;
-		else
-			BL_NOTE("BINDLAB_MODEL_DROP: no rule '%s'", w);
+		if (r < 0)
+			snprintf(bad, len, "%s", w);
+		drop = r < 0 ? -1 : drop | 1L << r;
 	}
+	free(copy);
 	return drop;
+}
+
+static unsigned int env_drop(void)
+{
+	char bad[64];
+	long drop;
+
+	drop = env_set("BINDLAB_MODEL_DROP") ?
+	       env_drop_parse(getenv("BINDLAB_MODEL_DROP"), bad, sizeof(bad)) : 0;
+	return drop > 0 ? drop : 0;
+}
+
+static void model_env_die(const char *name, const char *what)
+{
+	fprintf(stderr, "bind_model_test: %s: '%s' %s\n", name,
+		bl_printable(getenv(name)), what);
+	exit(BL_EXIT_USAGE);
+}
+
+static void __attribute__((constructor)) model_env_check(void)
+{
+	struct bm_op ops[MAX_STEPS];
+	char bad[64] = "";
+	const char *s;
+	size_t i;
+	long v;
+
+	for (i = 0; i < ARRAY_SIZE(model_env_nums); i++) {
+		s = env_set(model_env_nums[i].name);
+		if (s && bl_parse_long(s, model_env_nums[i].min,
+				       model_env_nums[i].max, &v))
+			model_env_die(model_env_nums[i].name,
+				      "is not a number in range");
+	}
+	s = env_set("BINDLAB_MODEL_DROP");
+	if (s && env_drop_parse(s, bad, sizeof(bad)) < 0)
+		model_env_die("BINDLAB_MODEL_DROP", "names no rule of the model");
+	s = env_set("BINDLAB_MODEL_SEQ");
+	if (s && bm_seq_parse(s, ops, MAX_STEPS) <= 0)
+		model_env_die("BINDLAB_MODEL_SEQ", "is no sequence (see the README)");
+	s = env_set("BINDLAB_MODEL_LIST");
+	if (s && strcmp(s, "0") && strcmp(s, "1"))
+		model_env_die("BINDLAB_MODEL_LIST", "is neither 0 nor 1");
 }
 
 /* A fresh namespace, the extra link, the TIME_WAIT peers; or why not. */

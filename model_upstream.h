@@ -50,7 +50,8 @@ static FILE *upstream_open(char *path, size_t len)
 			snprintf(path, len, "%s/%s/%s", base,
 				 i == 1 ? "linux-6.12" : "ksft", UPSTREAM);
 		f = fopen(path, "r");
-		if (f)
+		/* A file the user named is that file or nothing. */
+		if (f || i == 0)
 			return f;
 	}
 	return NULL;
@@ -147,7 +148,7 @@ static int wildcard_replay(const struct wildcard_variant *v, unsigned int reuse,
 	struct bm_why why;
 	int i, got, missed = 0;
 
-	if (getenv("BINDLAB_MODEL_LIST"))
+	if (env_long("BINDLAB_MODEL_LIST", 0, 0, 1))
 		BL_NOTE("upstream bind_wildcard.%s.%s = bind %s %s port0; bind %s %s",
 			v->name, test, bm_addr_name(v->addr[0]), test,
 			bm_addr_name(v->addr[1]), test);
