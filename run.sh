@@ -17,7 +17,7 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh test                        the project's own tests (CI)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava OUT.json LAVA.json   LAVA results into a run file
-       ./run.sh kernel-build|vm|ab|bisect ARGS...   kernel lab (see each --help)
+       ./run.sh kernel-build|vm|ab|bisect|lava ARGS...   kernel lab (see each --help)
        ./run.sh --help
 
 main job: builds, then runs every kselftest of the Makefile's list (side by
