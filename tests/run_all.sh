@@ -143,6 +143,8 @@ run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+	# The lab's 6.12 tree configures the fleets' way.
+	run_part config "$here/tests/config_test.sh"
 fi
 
 echo
