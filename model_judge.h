@@ -47,7 +47,7 @@ struct group {
 
 /*
  * What known_bug() needs of the kernel's state, mirrored step by step
- * from the kernel's answers (note_bound(), note_time_wait()).
+ * from the kernel's answers: note_bound(), and run_seq() for TIME_WAIT.
  */
 struct kb_state {
 	/* The SO_REUSEPORT fast path of the bind bucket (tb->fast*) */
