@@ -33,7 +33,6 @@ VARIANTS = {
     'model_rules': WORDS,
     'model_rows': WORDS,
     'model_upstream': '',
-    'known_bug': WORDS,
     'global': '',
 }
 # Family words of no other spelling, wherever they stand.
