@@ -45,6 +45,19 @@ struct group {
 	char shortest[700];
 };
 
+/*
+ * What known_bug() needs of the kernel's state, mirrored step by step
+ * from the kernel's answers: note_bound(), and run_seq() for TIME_WAIT.
+ */
+struct kb_state {
+	/* The SO_REUSEPORT fast path of the bind bucket (tb->fast*) */
+	bool fast_armed;
+	bool fast_uid1;		/* tb->fastuid */
+	enum bm_addr fast_addr;	/* fast_rcv_saddr and the rest */
+	unsigned int fast_skipped; /* 1 << owner it did not share with by SO_REUSEPORT */
+	unsigned int tw_v6_any;	/* 1 << socket in TIME_WAIT after a bind to :: */
+};
+
 /* What one test run compares and what it found. */
 struct judge {
 	struct __test_metadata *md;
@@ -57,8 +70,7 @@ struct judge {
 	struct group grp[MAX_GROUPS];
 	int ngrp;
 	long lost;		/* disagreements beyond MAX_GROUPS */
-	unsigned int stale_fast; /* see known_bug(): 1 << uid of a stale entry */
-	bool tw_v6_any;		/* see known_bug(): a TIME_WAIT from :: */
+	struct kb_state kb;	/* see known_bug(): reset per sequence */
 	bool list;		/* BINDLAB_MODEL_LIST: every failing sequence */
 	bool seq_failed;	/* this sequence has been listed */
 };
@@ -192,21 +204,29 @@ static struct group *group_of(struct judge *j, const char *sig)
 }
 
 /*
- * Kernel bugs this suite found, documented: a disagreement they explain
- * is reported under the bug's name and makes the test XFAIL, not FAIL.
+ * Kernel bugs this suite found, documented: a disagreement that one of
+ * them explains, by its exact signature below, is reported under the
+ * bug's name and makes the test XFAIL, not FAIL. Any other disagreement,
+ * however close, fails. kernel/bugs/NAME/ has each one's report, a
+ * reproducer and a proposed fix.
  *
  * fastreuseport_stale: inet_csk_update_fastreuse() records a SO_REUSEPORT
  * socket in the bind bucket's fast path (tb->fastreuseport =
- * FASTREUSEPORT_STRICT, fastuid, fast_rcv_saddr) whenever it bound,
- * also when it shared the port with an owner only because both had
- * SO_REUSEADDR, their sk_bound_dev_if differ, or by its V6ONLY or
- * family (and again at listen()). The cache keeps none of that.
- * sk_reuseport_match() then lets a later SO_REUSEPORT socket of that uid
- * and a matching address skip inet_csk_bind_conflict() in
- * inet_csk_get_port(): it binds next to an owner it conflicts with
- * (shortest: "bind v4_any reuseaddr; bind v4_any reuseaddr+reuseport =>
- * bind v4_any reuseport" succeeds). Seen on 6.1, 6.12 (with the fastreuse
- * fix) and 6.18; no fix is known, so it is declared for every kernel.
+ * FASTREUSEPORT_STRICT, fastuid, fast_rcv_saddr) whenever it bound and
+ * did not match the entry already there, also when it shared the port
+ * with an owner only because both had SO_REUSEADDR, their
+ * sk_bound_dev_if differ, or by its V6ONLY or family (and again at
+ * listen()). The entry keeps none of that. sk_reuseport_match() then
+ * lets a later SO_REUSEPORT socket of that uid and a matching address
+ * skip inet_csk_bind_conflict() in inet_csk_get_port(): it binds next to
+ * an owner it conflicts with (shortest: "bind v4_any reuseaddr; bind
+ * v4_any reuseaddr+reuseport => bind v4_any reuseport" succeeds). Its
+ * signature: the kernel binds and the model refuses a check with
+ * SO_REUSEPORT, not to port 0, whose uid and address match the entry as
+ * sk_reuseport_match() compares them, and the owner the model refuses it
+ * for is one the entry's socket shared the port with by another rule
+ * than SO_REUSEPORT (note_bound() mirrors the entry). Seen on 6.1, 6.12
+ * (with the fastreuse fix) and 6.18.
  *
  * tw_v6_blocks_v4_any: a socket bound to :: (dual stack) that
  * connect()s over lo leaves a TIME_WAIT socket on [::1]:port that blocks
@@ -218,32 +238,189 @@ static struct group *group_of(struct judge *j, const char *sig)
  * inet_rcv_saddr = LOOPBACK4_IPV6, but leaves sk_ipv6only 0, and
  * tcp_time_wait() copies both into the TIME_WAIT socket. The full scan a
  * 0.0.0.0 bind() makes in inet_csk_bind_conflict() then matches it with
- * the wildcard of ipv4_rcv_saddr_equal(). Seen on 6.1, 6.12 and 6.18.
+ * the wildcard of ipv4_rcv_saddr_equal(). Its signature: the kernel
+ * refuses and the model allows a bind of 0.0.0.0 by the family rule,
+ * while an owner is such a TIME_WAIT socket whose options and device
+ * inet_bind_conflict() finds in conflict with the check. Seen on 6.1,
+ * 6.12 and 6.18.
  */
-static const char *known_bug(const struct judge *j, const char *check,
-			     enum bm_addr addr, int got, int want)
+
+/* An address as inet_csk_get_port() sees it after bind(). */
+struct kb_kaddr {
+	bool v6;		/* AF_INET6 */
+	unsigned char v4;	/* sk_rcv_saddr: 0 any, 6 LOOPBACK4_IPV6 */
+	unsigned char v6type;	/* ipv6_addr_type(); an AF_INET one: mapped */
+	unsigned char v6id;	/* tells IPv6 addresses apart */
+	bool v6only;		/* __inet6_bind() sets it for ::1 */
+};
+
+enum { KB_ANY, KB_MAPPED, KB_OTHER };
+
+static const struct kb_kaddr kb_kaddrs[BM_NR_ADDRS] = {
+	[BM_V4_ANY] = { .v6type = KB_MAPPED },
+	[BM_V4_LO] = { .v4 = 1, .v6type = KB_MAPPED },
+	[BM_V4_LO2] = { .v4 = 2, .v6type = KB_MAPPED },
+	[BM_V6_ANY] = { .v6 = true, .v6type = KB_ANY },
+	[BM_V6_ANY_ONLY] = { .v6 = true, .v6type = KB_ANY, .v6only = true },
+	[BM_V6_LO] = { .v6 = true, .v4 = 6, .v6type = KB_OTHER, .v6id = 1,
+		       .v6only = true },
+	[BM_V4M_ANY] = { .v6 = true, .v6type = KB_MAPPED, .v6id = 2 },
+	[BM_V4M_LO] = { .v6 = true, .v4 = 1, .v6type = KB_MAPPED, .v6id = 3 },
+};
+
+/*
+ * The address part of sk_reuseport_match() for a FASTREUSEPORT_STRICT
+ * entry made at fast: ipv4_rcv_saddr_equal() or ipv6_rcv_saddr_equal()
+ * with the entry's wildcard matching and the socket's not.
+ */
+static bool kb_fast_match(enum bm_addr fast, enum bm_addr addr)
 {
-	/* The cache only serves sockets of its fastuid. */
-	if ((j->stale_fast & 1U << !!strstr(check, "uid1")) && !got &&
-	    want == EADDRINUSE && strstr(check, "reuseport"))
+	const struct kb_kaddr *f = &kb_kaddrs[fast], *s = &kb_kaddrs[addr];
+
+	if (!f->v6 || (f->v6type == KB_MAPPED && s->v6type == KB_MAPPED))
+		return !s->v6only && (f->v4 == s->v4 || !f->v4);
+	if (f->v6type == KB_ANY)
+		return s->v6type == KB_ANY ||
+		       !(f->v6only && s->v6type == KB_MAPPED);
+	return s->v6 && f->v6id == s->v6id;
+}
+
+/* Do sk and owner sk2 share the port by SO_REUSEPORT (inet_bind_conflict())? */
+static bool kb_reuseport_shares(const struct bm_sock *sk,
+				const struct bm_sock *sk2)
+{
+	return (sk->opts.reuse & sk2->opts.reuse & BM_RP) &&
+	       (sk2->state == BM_ST_TW ||
+		sk->opts.other_uid == sk2->opts.other_uid);
+}
+
+/*
+ * The socket a check binds (or listens with), read back from the check's
+ * text, which names it in bm_seq_parse()'s grammar; self: its index in p,
+ * or -1 for a new socket.
+ */
+static int kb_check_sock(const struct bm_port *p, const char *check,
+			 struct bm_sock *sk, int *self)
+{
+	struct bm_op op;
+	char buf[128];
+
+	/* "probe ADDR OPTS" binds as "bind ADDR OPTS" does. */
+	if (!strncmp(check, "probe ", 6))
+		snprintf(buf, sizeof(buf), "bind %s", check + 6);
+	else
+		snprintf(buf, sizeof(buf), "%s", check);
+	if (bm_seq_parse(buf, &op, 1) != 1)
+		return -EINVAL;
+	*self = -1;
+	if (op.kind == BM_OP_LISTEN && op.sk >= 0 && op.sk < p->n) {
+		*sk = p->sk[op.sk];
+		*self = op.sk;
+		return 0;
+	}
+	if (op.kind != BM_OP_BIND)
+		return -EINVAL;
+	sk->addr = op.addr;
+	sk->opts = op.opts;
+	sk->state = BM_ST_BOUND;
+	return 0;
+}
+
+/* fastreuseport_stale's signature (see above); p: the port checked. */
+static bool kb_fast_stale(const struct kb_state *kb, const struct bm_sock *sk,
+			  const struct bm_why *why, int got, int want)
+{
+	/* Port 0 is inet_csk_find_open_port()'s, which checks in full. */
+	return !got && want == EADDRINUSE && why->owner >= 0 &&
+	       kb->fast_armed && (kb->fast_skipped & 1U << why->owner) &&
+	       (sk->opts.reuse & BM_RP) && !sk->opts.port0 &&
+	       sk->opts.other_uid == kb->fast_uid1 &&
+	       kb_fast_match(kb->fast_addr, sk->addr);
+}
+
+/* tw_v6_blocks_v4_any's signature (see above). */
+static bool kb_tw_v6_any(const struct kb_state *kb, const struct bm_port *p,
+			 const struct bm_sock *sk, const struct bm_why *why,
+			 int got, int want)
+{
+	const struct bm_opts *o = &sk->opts, *o2;
+	int i;
+
+	if (got != EADDRINUSE || want || sk->addr != BM_V4_ANY ||
+	    !(why->rules & 1U << BM_R_FAMILY))
+		return false;
+	for (i = 0; i < p->n; i++) {
+		o2 = &p->sk[i].opts;
+		if (!(kb->tw_v6_any & 1U << i) || p->sk[i].state != BM_ST_TW)
+			continue;
+		if (o->dev && o2->dev && o->dev != o2->dev)
+			continue;
+		/*
+		 * Both SO_REUSEADDR, or both SO_REUSEPORT (any uid against
+		 * TIME_WAIT), relax the pair; nothing relaxes it for port 0.
+		 */
+		if (o->port0 || !(o->reuse & o2->reuse))
+			return true;
+	}
+	return false;
+}
+
+/* The documented kernel bug that explains a disagreement, or NULL. */
+static const char *known_bug(const struct judge *j, const char *check,
+			     const struct bm_port *p, const struct bm_why *why,
+			     int got, int want)
+{
+	struct bm_sock sk;
+	int self;
+
+	if (kb_check_sock(p, check, &sk, &self))
+		return NULL;
+	if (kb_fast_stale(&j->kb, &sk, why, got, want))
 		return "fastreuseport_stale";
-	if (j->tw_v6_any && addr == BM_V4_ANY && got == EADDRINUSE && !want)
+	if (kb_tw_v6_any(&j->kb, p, &sk, why, got, want))
 		return "tw_v6_blocks_v4_any";
 	return NULL;
 }
 
 /*
- * A kernel bind with SO_REUSEPORT that shared the port by another rule
- * than SO_REUSEPORT: the bucket's fast path now has a stale entry.
+ * A check the kernel answered; p: the port before it. When the kernel
+ * bound (or listened), do to the mirrored entry what
+ * inet_csk_update_fastreuse() does to tb->fast*: a socket without
+ * SO_REUSEPORT clears it; one with SO_REUSEPORT that sk_reuseport_match()
+ * does not match replaces it, with the owners it did not share the port
+ * with by SO_REUSEPORT. The first socket on a port finds no owner; on a
+ * kernel with the fastreuse fix its entry is FASTREUSEPORT_ANY, which
+ * matches more, but such an entry has no owner to skip.
  */
-static void note_bound(struct judge *j, const struct bm_opts *o,
-		       const struct bm_why *why, int got)
+static void note_bound(struct judge *j, const struct bm_port *p,
+		       const char *check, int got)
 {
-	unsigned int other = 1U << BM_R_DEV | 1U << BM_R_REUSEADDR |
-			     1U << BM_R_V6ONLY | 1U << BM_R_FAMILY;
+	struct kb_state *kb = &j->kb;
+	unsigned int skipped = 0;
+	int self, i, owners = 0;
+	struct bm_sock sk;
 
-	if (!got && (o->reuse & BM_RP) && (why->rules & other))
-		j->stale_fast |= 1U << o->other_uid;
+	if (got || kb_check_sock(p, check, &sk, &self))
+		return;
+	for (i = 0; i < p->n; i++) {
+		if (i == self || p->sk[i].state == BM_ST_NONE)
+			continue;
+		owners++;
+		if (!kb_reuseport_shares(&sk, &p->sk[i]))
+			skipped |= 1U << i;
+	}
+	/* No owner: the bucket is new, or the last owner freed the old one. */
+	if (!owners || !(sk.opts.reuse & BM_RP))
+		kb->fast_armed = false;
+	if (!(sk.opts.reuse & BM_RP))
+		return;
+	if (kb->fast_armed && kb->fast_uid1 == sk.opts.other_uid &&
+	    kb_fast_match(kb->fast_addr, sk.addr))
+		return;
+	kb->fast_armed = true;
+	kb->fast_uid1 = sk.opts.other_uid;
+	kb->fast_addr = sk.addr;
+	kb->fast_skipped = skipped;
 }
 
 /*
@@ -257,7 +434,7 @@ static void disagree(struct judge *j, const struct seq *s, int n,
 		     const struct bm_port *p, const struct bm_why *why,
 		     int got, int want)
 {
-	const char *bug = known_bug(j, check, addr, got, want);
+	const char *bug = known_bug(j, check, p, why, got, want);
 	char sig[200], rules[160], seqbuf[600], owner[64] = "";
 	struct group *g;
 

@@ -45,7 +45,7 @@ static void probe_sweep(struct judge *j, const struct seq *s, int n,
 			snprintf(check, sizeof(check), "probe %s %s",
 				 bm_addr_name(a), bm_opts_str(&opts, o, sizeof(o)));
 			judge_one(j, s, n, check, a, p, &why, got, want);
-			note_bound(j, &opts, &why, got);
+			note_bound(j, p, check, got);
 		}
 	}
 }
@@ -96,8 +96,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 	char check[96];
 
 	bm_port_init(&p, j->drop);
-	j->stale_fast = 0;
-	j->tw_v6_any = false;
+	memset(&j->kb, 0, sizeof(j->kb));
 	j->seq_failed = false;
 	j->port = PORT_FIRST + j->seqs++ % (PORT_LAST - PORT_FIRST + 1);
 	for (i = 0; i < BM_MAX_SOCKS; i++)
@@ -107,7 +106,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 		enum bm_addr addr = step_addr(&s->op[i], &p);
 
 		if (s->op[i].kind == BM_OP_TW && p.sk[s->op[i].sk].addr == BM_V6_ANY)
-			j->tw_v6_any = true;
+			j->kb.tw_v6_any |= 1U << s->op[i].sk;
 		got = k_step(j, &s->op[i], &p, fds, &tw);
 		want = -bm_step(&p, &s->op[i], &why);
 		if (got < 0) {
@@ -121,9 +120,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 			judge_one(j, s, i, check, addr, &before, &why, got, want);
 		}
 		if (s->op[i].kind == BM_OP_BIND || s->op[i].kind == BM_OP_LISTEN)
-			note_bound(j, &p.sk[s->op[i].kind == BM_OP_BIND ?
-					     p.n - 1 : s->op[i].sk].opts,
-				   &why, got);
+			note_bound(j, &before, check, got);
 		if (got != want)
 			break;
 		if (every_step || i == s->n - 1)

@@ -133,6 +133,7 @@ run_part fail_closed "$here/tests/fail_closed_test.sh"
 # The kernel's raw verdicts: no declared known regressions here.
 run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
 	make -s -C "$here" run_tests
+run_part known_bug "$here/tests/known_bug_test.sh"
 run_part compare "$here/tests/compare_test.sh"
 run_part names "$here/tests/names_test.sh"
 run_part lava "$here/tests/lava_test.sh"
