@@ -15,6 +15,8 @@
 #                                   and lava-test-case calls
 #   bindlab-lava.sh parse FILE      KTAP (kselftest's runner or one
 #                                   program) -> the normalized format
+#   bindlab-lava.sh results PROG... the runner's KTAP on stdin -> result
+#                                   lines (PROGs: those expected)
 #   bindlab-lava.sh names PROG...   "PROG FIXTURE.VARIANT.TEST" lines of
 #                                   each harness program, from its -l
 # OPTS, the test definition's parameters: -e ENV (VAR=VALUE words, exported
@@ -148,7 +150,7 @@ function nested(line) {
 		plan_line(1, line)
 		if (plan[1] == 0 && toupper(line) ~ /# *SKIP/)
 			sskip = 1
-	} else if (line ~ /^(not )?ok/) {
+	} else if (line ~ /^(not )?ok( |$)/) {
 		if (!result(line))
 			broken("malformed result line")
 		else {
@@ -183,7 +185,7 @@ sec != "" && /^# / {
 	plan_line(0, $0)
 	next
 }
-/^(not )?ok/ {
+/^(not )?ok( |$)/ {
 	if (!result($0)) {
 		broken("line " NR ": malformed result line")
 		next
@@ -560,7 +562,7 @@ report()
 	[ -z "$set_open" ] || lava-test-set stop "$set_open"
 }
 
-[ $# -ge 1 ] || die "usage: bindlab-lava.sh kselftest|bench|report|parse|names ..."
+[ $# -ge 1 ] || die "usage: bindlab-lava.sh kselftest|bench|report|parse|results|names ..."
 mode=$1
 shift
 case $mode in
@@ -569,5 +571,6 @@ bench) bench "$@" ;;
 report) [ $# -eq 0 ] || die "usage: report"; report ;;
 parse) [ $# -eq 1 ] || die "usage: parse FILE"; parse "$1" ;;
 names) [ $# -ge 1 ] || die "usage: names PROG..."; names "$@" ;;
+results) ktap_read | to_results "$*" ;;
 *) die "unknown mode '$mode'" ;;
 esac
