@@ -69,12 +69,78 @@ except voluptuous.Invalid as exc:
 PY
 }
 
+# no_kvm FILE: true when the job leaves KVM or TCG to the device (no
+# no_kvm in its context, no kvm in any value).
+job_leaves_kvm() {
+	"$py" - "$1" <<'PY'
+import sys
+import yaml
+
+job = yaml.safe_load(open(sys.argv[1]))
+ctx = job.get("context") or {}
+if "no_kvm" in ctx:
+    sys.exit("%s: context sets no_kvm: the device dictionary's choice" % sys.argv[1])
+if "kvm" in yaml.safe_dump(job).lower():
+    sys.exit("%s: mentions kvm: the device dictionary's choice" % sys.argv[1])
+PY
+}
+
+# device_chooses FILE: the dictionary's qemu options pick TCG or KVM.
+device_chooses() {
+	"$py" - "$1" <<'PY'
+import sys
+import yaml
+
+dev = yaml.safe_load(open(sys.argv[1]))
+opts = dev["actions"]["boot"]["methods"]["qemu"]["parameters"]["options"]
+picks = [o for o in opts if o in ("-accel tcg", "-accel kvm", "-enable-kvm")]
+sys.exit(0 if len(picks) == 1 else "%s: options %r pick no one accelerator" % (sys.argv[1], opts))
+PY
+}
+
+# The definition as LAVA's dispatcher runs it (lava_dispatcher
+# handle_parameters(): NAME='VALUE' lines, the definition's params then
+# the job's; set -e; the steps), on the fake collection: the parameters
+# reach the script, ENV reaches the programs.
+testdef_run_tests() {
+	local d=$tmp/testdef want
+
+	mkdir -p "$d" "$tmp/tdbin"
+	cp -r "$lava" "$d/lava"
+	fake_collection
+	printf 'fake.one.*\n' >"$d/skip"
+	"$py" - "$lava/bindlab.yaml" "$tmp/fake" >"$d/run.sh" <<'PY'
+import sys
+import yaml
+
+td = yaml.safe_load(open(sys.argv[1]))
+job = {"COLLECTION": sys.argv[2], "BENCH_N": "0", "ENV": "X=1 BL_FAKE=a=b", "SKIPFILE": "skip"}
+for name, value in list(td["params"].items()) + list(job.items()):
+    print("%s='%s'" % (name, value or ""))
+print("set -e")
+print("\n".join(td["run"]["steps"]))
+PY
+	# shellcheck disable=SC2016 # expanded by the fake helper
+	printf '#!/bin/sh\necho "$(basename "$0") $*" >>%s/tdcalls\n' "$tmp" >"$tmp/tdbin/lava-test-case"
+	cp "$tmp/tdbin/lava-test-case" "$tmp/tdbin/lava-test-set"
+	chmod +x "$tmp/tdbin/"*
+	(cd "$d" && PATH=$tmp/tdbin:$PATH sh run.sh) >/dev/null 2>&1
+	want="lava-test-set start fake_test
+lava-test-case fake.two.env --result pass
+lava-test-case fake.two.other --result pass
+lava-test-case fake.one.env --result skip
+lava-test-case fake.one.other --result skip
+lava-test-set stop fake_test"
+	same lava.testdef.parameters_as_lava_sets_them "$(cat "$tmp/tdcalls" 2>/dev/null)" "$want"
+}
+
 schema_tests() {
 	local t name
 
 	for t in "$lava"/jobs/*.yaml; do
 		name=$(basename "$t" .yaml)
 		check "lava.job.$name.template_valid" validate job "$t"
+		check "lava.job.$name.kvm_is_the_device_s_choice" job_leaves_kvm "$t"
 		if "$lava/fill-job.sh" "$t" https://lab.example/bzImage \
 			https://lab.example/ramdisk.cpio.gz \
 			https://lab.example/bindlab-testdefs.tar.gz >"$tmp/$name.yaml" 2>"$tmp/err"; then
@@ -85,8 +151,10 @@ schema_tests() {
 	done
 	for t in "$lava"/devices/*.yaml; do
 		check "lava.device.$(basename "$t" .yaml).valid" validate device "$t"
+		check "lava.device.$(basename "$t" .yaml).chooses_tcg_or_kvm" device_chooses "$t"
 	done
 	check lava.testdef.valid validate testdef "$lava/bindlab.yaml"
+	testdef_run_tests
 	# The steps run the parser shipped next to the definition.
 	check lava.testdef.parser_shipped grep -q '\./lava/bindlab-lava\.sh' "$lava/bindlab.yaml"
 	# The schema check can fail: an unknown deploy target and a job
@@ -95,6 +163,8 @@ schema_tests() {
 	refuse lava.job.planted_bad_deploy_refused validate job "$tmp/planted1.yaml"
 	sed '/^timeouts:/,/^context:/{/^context:/!d}' "$lava/jobs/qemu.yaml" >"$tmp/planted2.yaml"
 	refuse lava.job.planted_no_timeouts_refused validate job "$tmp/planted2.yaml"
+	sed 's/^  arch: amd64/&\n  no_kvm: true/' "$lava/jobs/qemu.yaml" >"$tmp/planted3.yaml"
+	refuse lava.job.planted_no_kvm_refused job_leaves_kvm "$tmp/planted3.yaml"
 	refuse lava.fill.bad_url_refused "$lava/fill-job.sh" "$lava/jobs/qemu.yaml" \
 		'http://x/"y' http://x/r http://x/t
 	printf 'url: "{{ OTHER }}"\n' >"$tmp/other.yaml"
