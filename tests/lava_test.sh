@@ -662,7 +662,8 @@ sys.exit(0 if ok else "%r" % sorted(t))
 cli_tests() {
 	local rc
 
-	for args in "" "-k" "-k /nonexistent" "-k stock -r 2" "-k stock -n x" "--bogus"; do
+	for args in "" "-k" "-k /nonexistent" "-k stock -r 2" "-k stock -n x" "--bogus" \
+		"-k stock -s /nonexistent" "-k stock -t a'b" "-k stock -e"; do
 		rc=0
 		# shellcheck disable=SC2086 # the words are the arguments
 		"$here/kernel/lava.sh" $args >/dev/null 2>&1 || rc=$?
