@@ -398,6 +398,7 @@ case fake.two.other pass" -e ""
 	ks skipfile "set fake_test
 case fake.one.env pass
 case fake.two.env pass
+set fake_test
 case fake.one.other skip
 case fake.two.other skip" -e BL_FAKE=a=b -s "$tmp/skipfile"
 	ks tst_casename_one_test "set fake_test
@@ -417,6 +418,7 @@ case ktap.plan fail" -s "$tmp/no-such-skipfile"
 			kselftest -e BL_FAKE=a=b -s "$tmp/skipfile" -t "" "$tmp/fake" 2>/dev/null)" "set fake_test
 case fake.one.env pass
 case fake.two.env pass
+set fake_test
 case fake.one.other skip
 case fake.two.other skip"
 	fi
@@ -486,7 +488,7 @@ report_tests() {
 	printf '#!/bin/sh\necho "$(basename "$0") $*" >>%s/calls\n' "$tmp" >"$tmp/bin/lava-test-case"
 	cp "$tmp/bin/lava-test-case" "$tmp/bin/lava-test-set"
 	chmod +x "$tmp/bin/"*
-	printf 'set p\ncase a.b.c pass\ncase x.total_ms fail 2.0 ms\n' |
+	printf 'set p\ncase a.b.c pass\nset p\ncase x.total_ms fail 2.0 ms\n' |
 		PATH=$tmp/bin:$PATH "$lava/bindlab-lava.sh" report
 	want="lava-test-set start p
 lava-test-case a.b.c --result pass
