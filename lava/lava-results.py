@@ -135,8 +135,9 @@ def read_input(path, pages):
     """(where, LAVA result dict) of one input file, in order."""
     with open(path, encoding="utf-8", errors="strict") as f:
         text = f.read()
-    first = text.lstrip()[:20]
-    if re.match(r'(- )?\{"?dt"?:', first):
+    # lava-run's log: its records one a line, maybe after other output
+    # (lava.sh keeps lava-run's stderr, where Python's warnings go too).
+    if re.search(r'^(- )?\{"?dt"?:', text, re.M):
         return list(log_records(path, text.splitlines()))
     try:
         data = json.loads(text)

@@ -533,6 +533,10 @@ log_tests() {
 {"dt": "t", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}
 EOF
 	conv log_converted 0 "$tmp/lava.log" "$tmp/lava.json"
+	# Whatever else lava-run wrote first, the log is still read as one.
+	{ echo "/usr/lib/python3/dist-packages/x.py:1: DeprecationWarning: y"; cat "$tmp/lava.log"; } >"$tmp/warn.log"
+	conv log_after_other_output 0 "$tmp/warn.log" "$tmp/warn.json"
+	same lava.results.log_after_other_output_same "$(cat "$tmp/warn.json")" "$(cat "$tmp/lava.json")"
 	check lava.results.log_entries "$py" -c '
 import json, sys
 got = json.load(open(sys.argv[1]))
