@@ -25,7 +25,7 @@ static const char *prog = "bindlab_results";
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s merge OUT [--case ROW]... [--result NAME=FILE]... [--lava FILE]\n"
+		"usage: %s merge OUT [--case ROW]... [--result NAME=FILE]... [--lava FILE]...\n"
 		"                [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
 		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
@@ -367,7 +367,7 @@ static void plain_result(const char *path, json_t *cases, json_t *inputs)
 
 struct merge_in {
 	json_t *cases, *tests, *inputs;
-	const char *lava;
+	json_t *lava;		/* the --lava paths, each imported */
 };
 
 static void merge_arg(struct merge_in *in, int argc, char **argv, int *a)
@@ -394,7 +394,8 @@ static void merge_arg(struct merge_in *in, int argc, char **argv, int *a)
 		json_array_append_new(in->cases,
 				      declared_result(argv[*a], in->inputs));
 	} else if (!strcmp(opt, "--lava")) {
-		in->lava = argv[*a];
+		if (json_array_append_new(in->lava, json_string(argv[*a])))
+			die_usage("--lava: the path is not UTF-8");
 	} else if (*opt == '-') {
 		die_usage("merge: unknown option '%s'", opt);
 	} else {
@@ -404,7 +405,7 @@ static void merge_arg(struct merge_in *in, int argc, char **argv, int *a)
 
 static int cmd_merge(int argc, char **argv)
 {
-	struct merge_in in = { json_array(), json_array(), json_array(), NULL };
+	struct merge_in in = { json_array(), json_array(), json_array(), json_array() };
 	struct bl_why why = { "" };
 	json_t *run, *c, *env;
 	const char *out;
@@ -419,13 +420,16 @@ static int cmd_merge(int argc, char **argv)
 	for (a = 2; a < argc; a++)
 		merge_arg(&in, argc, argv, &a);
 	json_decref(in.inputs);
-	if (in.lava && bl_lava_import(in.lava, decls, ndecls, in.cases,
-				      in.tests, &why))
-		die_usage("%s", why.msg);
+	json_array_foreach(in.lava, i, c)
+		if (bl_lava_import(json_string_value(c), decls, ndecls, in.cases,
+				   in.tests, &why))
+			die_usage("%s", why.msg);
 	json_array_foreach(in.cases, i, c)
 		store_verdict(c, decl_of(bl_json_str(c, "case")));
 	/* An import describes the LAVA device, not this machine. */
-	env = in.lava ? json_pack("{s:s}", "source", "lava") : bl_env_json();
+	env = json_array_size(in.lava) ? json_pack("{s:s}", "source", "lava") :
+					 bl_env_json();
+	json_decref(in.lava);
 	run = json_pack("{s:s, s:i, s:s, s:o, s:o, s:o}",
 			"schema", BINDLAB_RUN_SCHEMA,
 			"schema_version", BINDLAB_SCHEMA_VERSION,

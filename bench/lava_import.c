@@ -28,6 +28,9 @@ struct lava_case {
 	json_t *samples;	/* "K" -> measurement */
 };
 
+/* The file being imported, for the messages (one import at a time). */
+static const char *lava_path = "";
+
 static __printf(2, 3)
 int refuse(struct bl_why *why, const char *fmt, ...)
 {
@@ -37,7 +40,7 @@ int refuse(struct bl_why *why, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return bl_why_set(why, EINVAL, "--lava: %s", msg);
+	return bl_why_set(why, EINVAL, "--lava %.100s: %s", lava_path, msg);
 }
 
 static json_t *lava_test(const char *program, const char *test,
@@ -140,13 +143,56 @@ static int add_sample(struct lava_case *lc, json_t *e,
 	return json_object_set_new(lc->samples, key, json_real(v));
 }
 
+/* The test entry of PROGRAM and TEST already in tests, or NULL. */
+static json_t *test_of(json_t *tests, const char *program, const char *test)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t)
+		if (!strcmp(bl_json_str(t, "program"), program) &&
+		    !strcmp(bl_json_str(t, "test"), test))
+			return t;
+	return NULL;
+}
+
+/*
+ * A kselftest result, or one of LAVA's own records (definition lava).
+ * A measurement belongs to a table case only: on any other name it is
+ * refused, not dropped, except LAVA's own action durations, which the
+ * entry keeps in its reason. A test twice (two jobs, or one job that
+ * reported it twice) is refused too: which one would count?
+ */
+static int add_test(json_t *e, json_t *tests, struct bl_why *why)
+{
+	const char *def = bl_json_str(e, "definition");
+	const char *name = bl_json_str(e, "case");
+	const char *result = bl_json_str(e, "result");
+	json_t *m = json_object_get(e, "measurement");
+	bool lava = !strcmp(def, "lava");
+	char reason[96] = "";
+
+	if (m && !lava)
+		return refuse(why, "%s %s: a measurement (%g %.15s) on a name that is no case of the table",
+			      def, name, json_number_value(m),
+			      bl_json_str(e, "units"));
+	if (!lava && test_of(tests, def, name))
+		return refuse(why, "%s %s twice", def, name);
+	if (m)
+		snprintf(reason, sizeof(reason), "LAVA: %g %.15s",
+			 json_number_value(m), bl_json_str(e, "units"));
+	if (!strcmp(result, "unknown"))
+		return json_array_append_new(tests, lava_test(def, name, "fail",
+							      "LAVA result unknown"));
+	return json_array_append_new(tests, lava_test(def, name, result, reason));
+}
+
 static int sort_entry(json_t *e, const struct bl_case_decl *decls,
 		      size_t ndecls, struct lava_case *acc, json_t *tests,
 		      struct bl_why *why)
 {
 	const char *def = bl_json_str(e, "definition");
 	const char *name = bl_json_str(e, "case");
-	const char *result = bl_json_str(e, "result");
 	size_t i, k;
 
 	for (i = 0; i < ndecls; i++)
@@ -162,12 +208,7 @@ static int sort_entry(json_t *e, const struct bl_case_decl *decls,
 	if (strcmp(def, "lava") && !ktap_name(name))
 		return refuse(why, "case '%.60s' is no table case, sample or kselftest name",
 			      name);
-	if (!strcmp(result, "unknown"))
-		json_array_append_new(tests, lava_test(def, name, "fail",
-						       "LAVA result unknown"));
-	else
-		json_array_append_new(tests, lava_test(def, name, result, ""));
-	return 0;
+	return add_test(e, tests, why);
 }
 
 /* Samples 1..R in order, none missing; NULL with why set. */
@@ -247,6 +288,17 @@ static json_t *lava_result(const struct bl_case_decl *d, json_t *head,
 	return c;
 }
 
+static json_t *case_of(json_t *cases, const char *name)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cases, i, c)
+		if (!strcmp(bl_json_str(c, "case"), name))
+			return c;
+	return NULL;
+}
+
 /* One table case: a result, a listed skip or failure, or refused. */
 static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 		       json_t *cases, json_t *tests, struct bl_why *why)
@@ -258,6 +310,9 @@ static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 		return 0;	/* not run in this LAVA job */
 	if (!lc->head)
 		return refuse(why, "%s: samples without the headline case", d->name);
+	if (case_of(cases, d->name) || test_of(tests, "benchmark", d->name))
+		return refuse(why, "%s twice (in two imports, or an import and a result)",
+			      d->name);
 	if (!strcmp(bl_json_str(lc->head, "result"), "skip")) {
 		if (n)
 			return refuse(why, "%s: skipped, yet %zu samples", d->name, n);
@@ -304,6 +359,7 @@ int bl_lava_import(const char *path, const struct bl_case_decl *decls,
 	size_t i;
 	int err = 0;
 
+	lava_path = path;
 	if (!ndecls)
 		return refuse(why, "needs the case table's rows (--case; ./run.sh import-lava passes them)");
 	root = load_array(path, why);

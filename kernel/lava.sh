@@ -30,6 +30,10 @@ options:
   -n, --sockets N       benchmark sockets per case (default 2000; 0: none)
   -r, --rounds R        benchmark rounds, odd (default 5: compare wants 4+)
   -T, --timeout MIN     whole-job timeout in minutes (default 30)
+  -e, --env 'VAR=V ...' the definition's ENV: exported to the programs
+  -s, --skipfile FILE   the definition's SKIPFILE (test globs, one a line),
+                        shipped with the test definition
+  -t, --test NAME       the definition's TST_CASENAME: one test or case
   -v, --verbose         copy LAVA's log to stderr as it runs
   -h, --help            this text
 OUT gets: job.yaml and device.yaml (what ran), lava.log (lava-run's log),
@@ -51,6 +55,9 @@ sockets=2000
 rounds=5
 job_minutes=30
 verbose=0
+test_env=
+skipfile=
+test_name=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -59,6 +66,9 @@ while [ $# -gt 0 ]; do
 	-n|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
 	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; job_minutes=$2; shift ;;
+	-e|--env) bl_need_arg "$1" $# "${2-}"; test_env=$2; shift ;;
+	-s|--skipfile) bl_need_arg "$1" $# "${2-}"; skipfile=$2; shift ;;
+	-t|--test) bl_need_arg "$1" $# "${2-}"; test_name=$2; shift ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
@@ -75,6 +85,11 @@ case $kernel in
 stock|fixed) ;;
 *) [ -f "$kernel" ] || bl_usage_error "no such kernel image: $kernel" ;;
 esac
+[ -z "$skipfile" ] || [ -f "$skipfile" ] || bl_usage_error "no such skip file: $skipfile"
+# Values of single-quoted shell assignments on the device (LAVA's form).
+for v in "$test_env" "$test_name"; do
+	case $v in *\'*) bl_usage_error "a quote in '$v'" ;; esac
+done
 
 skip()
 {
@@ -219,20 +234,24 @@ stage_run()
 
 	cp "$image" "$dir/bzImage"
 	make_ramdisk "$dir/ramdisk.cpio.gz" || bl_die 126 "cannot make the ramdisk"
-	tar -czf "$dir/bindlab-testdefs.tar.gz" -C "$BL_REPO_DIR" lava
+	# The definition's directory, with the skip file in it when given.
+	cp -r "$lava" "$work/lava"
+	[ -z "$skipfile" ] || cp "$skipfile" "$work/lava/skipfile"
+	tar -czf "$dir/bindlab-testdefs.tar.gz" -C "$work" lava
 	cp "$lava/devices/qemu-bindlab.yaml" "$dir/device.yaml"
 	"$lava/fill-job.sh" "$lava/jobs/qemu.yaml" "$in/bzImage" \
 		"$in/ramdisk.cpio.gz" "$in/bindlab-testdefs.tar.gz" > "$dir/job.yaml.tmp"
 	# The run's own sizes and timeout, as the definition's parameters.
 	/usr/bin/python3 - "$dir/job.yaml.tmp" "$dir/job.yaml" "$sockets" "$rounds" \
-		"$job_minutes" <<'PY'
+		"$job_minutes" "$test_env" "${skipfile:+lava/skipfile}" "$test_name" <<'PY'
 import sys, yaml
-src, dst, n, r, minutes = sys.argv[1:]
+src, dst, n, r, minutes, env, skip, test = sys.argv[1:]
 job = yaml.safe_load(open(src))
 job["timeouts"]["job"] = {"minutes": int(minutes)}
 for action in job["actions"]:
     for d in action.get("test", {}).get("definitions", []):
-        d["parameters"] = {"BENCH_N": n, "BENCH_ROUNDS": r}
+        d["parameters"] = {"BENCH_N": n, "BENCH_ROUNDS": r, "ENV": env,
+                           "SKIPFILE": skip, "TST_CASENAME": test}
 open(dst, "w").write(yaml.safe_dump(job, sort_keys=False))
 PY
 	rm -f "$dir/job.yaml.tmp"

@@ -2,69 +2,219 @@
 # SPDX-License-Identifier: GPL-2.0
 """LAVA's results of a bindlab job -> the JSON that bindlab_results imports.
 
-usage: lava-results.py LOG OUT.json
+usage: lava-results.py [--names FILE] IN... OUT.json
 
-LOG is lava-run's log (one "{dt, lvl, msg}" record a line); its
-"results" records become a JSON array of {definition, case, result
-[, measurement, units]}. The test set (lava-test-set, named after the
-program by lava/bindlab-lava.sh) is the definition, so that a case keeps
-the program and name of a local run; LAVA's own records keep "lava".
-Prints one summary line. Exit: 0 every case passed or skipped, 1 a case
-failed (the job's own "lava job" result included), 3 no test result of
-the job's test definitions (boot or harness failure), 2 usage or a bad log.
+IN is what a fleet gives (the format is recognised, and one job may come
+as several files, e.g. REST pages):
+- lava-run's log (one "{dt, lvl, msg}" record a line; "results" records);
+- a LAVA server's results export: `lavacli results JOB --yaml` (or
+  --json), the REST API's /api/v0.2/jobs/JOB/yaml/ (the same records) and
+  /api/v0.2/jobs/JOB/tests/ (JSON pages; every page of the job, `count`
+  records in all).
+OUT is a JSON array of {definition, case, result [, measurement, units]}.
+The test set (lava-test-set: the program, in lava/bindlab-lava.sh) is the
+definition, so a case keeps the program and name of a local run; LAVA's
+own records keep "lava".
+
+Linaro's kselftest.sh names (net_bindlab_PROG_CASE, every non-word
+character flattened to "_") map back through FILE, the "PROG
+FIXTURE.VARIANT.TEST" lines of the installed programs
+(`lava/bindlab-lava.sh names PROG...`): "_" is ambiguous, so only an exact
+match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
+the runner's kselftest.shardfile. A record that does not parse, carries a
+measurement that is no number, or a name that maps to nothing or to two
+tests is an error naming it (exit 2, nothing written).
+
+Prints the counts (records in, mapped) and a summary line. Exit: 0 every
+case passed or skipped, 1 a case failed (the job's own "lava job" result
+included), 3 no test result of the job's test definitions (boot or
+harness failure), 2 usage or bad input.
 """
 import json
+import math
+import re
 import sys
 
 import yaml
 
-
-def records(path):
-    """The results records of the log, in order."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if '"results"' not in line:
-                continue
-            line = line[2:] if line.startswith("- {") else line
-            if not line.startswith("{"):
-                continue
-            try:
-                rec = yaml.safe_load(line)
-            except yaml.YAMLError:
-                continue
-            if isinstance(rec, dict) and rec.get("lvl") == "results":
-                msg = rec.get("msg")
-                if isinstance(msg, dict):
-                    yield msg
+RESULTS = ("pass", "fail", "skip", "unknown")
+COLLECTION = "net/bindlab"
 
 
-def convert(msg):
+class Bad(Exception):
+    """One input record that cannot be converted; the message names it."""
+
+
+def slug(text):
+    """kselftest.sh's flattening of a name: non-word runs to "_"."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")
+
+
+def load_names(path):
+    """kselftest.sh name -> (program, test), from "PROG NAME" lines."""
+    names, seen = {}, {}
+    with open(path, encoding="utf-8") as f:
+        for num, line in enumerate(f, 1):
+            words = line.split()
+            if len(words) != 2:
+                raise Bad("%s:%d: not 'PROG FIXTURE.VARIANT.TEST'" % (path, num))
+            prog, test = words
+            prefix = slug("%s: %s" % (COLLECTION, prog))
+            names.setdefault(prefix, set()).add((prog, "ktap.plan"))
+            names.setdefault(prefix + "_" + slug(test), set()).add((prog, test))
+            seen[prog] = True
+    if not seen:
+        raise Bad("%s: no names" % path)
+    return names
+
+
+def log_records(path, lines):
+    """lava-run's log: every "results" record, as (where, dict)."""
+    for num, line in enumerate(lines, 1):
+        if not re.search(r"\blvl\W+results\b", line):
+            continue
+        where = "%s:%d" % (path, num)
+        text = line[2:] if line.startswith("- {") else line
+        try:
+            rec = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise Bad("%s: a results record that does not parse (%s)"
+                      % (where, str(exc).splitlines()[0]))
+        if not isinstance(rec, dict) or rec.get("lvl") != "results":
+            raise Bad("%s: a results line that is no {dt, lvl, msg} record" % where)
+        msg = rec.get("msg")
+        if not isinstance(msg, dict):
+            raise Bad("%s: a results record whose msg is no dict" % where)
+        yield where, msg
+
+
+def server_record(where, rec):
+    """An export record (lavacli, REST) -> the lava-run form of it."""
+    meta = rec.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = yaml.safe_load(meta) if meta.strip() else {}
+        except yaml.YAMLError:
+            raise Bad("%s: metadata that does not parse" % where)
+    if not isinstance(meta, dict) or "definition" not in meta:
+        raise Bad("%s: no metadata.definition (the suite's name)" % where)
+    suite = rec.get("suite")
+    if isinstance(suite, str) and suite != meta["definition"]:
+        raise Bad("%s: suite %r, metadata.definition %r" % (where, suite, meta["definition"]))
+    if meta.get("case", rec.get("name")) != rec.get("name"):
+        raise Bad("%s: name %r, metadata.case %r" % (where, rec.get("name"), meta["case"]))
+    msg = {"definition": meta["definition"], "case": rec.get("name"),
+           "result": rec.get("result")}
+    if meta.get("set"):
+        msg["set"] = meta["set"]
+    if rec.get("measurement") not in (None, "None", ""):
+        msg["measurement"] = rec["measurement"]
+        msg["units"] = rec.get("unit", "")
+    return msg
+
+
+def export_records(path, data):
+    """A server export: a list of records, or REST pages of them."""
+    if isinstance(data, dict) and "results" in data and "count" in data:
+        if not isinstance(data["results"], list):
+            raise Bad("%s: a REST page whose results is no list" % path)
+        page = data["results"]
+    elif isinstance(data, list):
+        page = data
+    else:
+        raise Bad("%s: neither lava-run's log nor a LAVA results export" % path)
+    for i, rec in enumerate(page):
+        where = "%s: record %d" % (path, i + 1)
+        if not isinstance(rec, dict) or "name" not in rec or "result" not in rec:
+            raise Bad("%s: no name and result" % where)
+        where += " (%s)" % rec["name"]
+        yield where, server_record(where, rec)
+
+
+def read_input(path, pages):
+    """(where, LAVA result dict) of one input file, in order."""
+    with open(path, encoding="utf-8", errors="strict") as f:
+        text = f.read()
+    # lava-run's log: its records one a line, maybe after other output
+    # (lava.sh keeps lava-run's stderr, where Python's warnings go too).
+    if re.search(r'^(- )?\{"?dt"?:', text, re.M):
+        return list(log_records(path, text.splitlines()))
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise Bad("%s: neither JSON nor YAML (%s)" % (path, str(exc).splitlines()[0]))
+    if isinstance(data, dict) and "count" in data:
+        pages.append((path, data.get("count"), len(data.get("results") or [])))
+    return list(export_records(path, data))
+
+
+def check_pages(pages):
+    """REST pages: together, every record of the job (`count`)."""
+    if not pages:
+        return
+    counts = sorted({str(c) for _, c, _ in pages})
+    got = sum(n for _, _, n in pages)
+    if counts != [str(got)]:
+        raise Bad("REST pages %s: %d records of the job's %s: a page missing or twice"
+                  % (", ".join(p for p, _, _ in pages), got, " or ".join(counts)))
+
+
+def measurement(where, value):
+    """A finite number, from LAVA's string or number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise Bad("%s: measurement %r is no number" % (where, value))
+    if not math.isfinite(v):
+        raise Bad("%s: measurement %r is not finite" % (where, value))
+    return v
+
+
+def mapped(where, case, names):
+    """A kselftest.sh name -> (program, test); None for other names."""
+    if case == "shardfile-" + COLLECTION.replace("/", "."):
+        return ("kselftest", "kselftest.shardfile")
+    if not case.startswith(slug(COLLECTION) + "_") and not case.startswith("shardfile-"):
+        return None
+    if names is None:
+        raise Bad("%s: kselftest.sh name %s needs --names (bindlab-lava.sh names PROG...)"
+                  % (where, case))
+    hits = names.get(case, set())
+    if len(hits) != 1:
+        raise Bad("%s: kselftest.sh name %s maps to %s" % (
+            where, case, " and ".join(sorted("%s %s" % h for h in hits)) or "no test"))
+    return next(iter(hits))
+
+
+def convert(where, msg, names):
     """One LAVA result dict -> one entry of the import format."""
-    definition = str(msg.get("definition", ""))
+    for key in ("definition", "case", "result"):
+        if not isinstance(msg.get(key), str) or not msg[key]:
+            raise Bad("%s: no %s string" % (where, key))
+    if msg["result"] not in RESULTS:
+        raise Bad("%s: result %r is not %s" % (where, msg["result"], ", ".join(RESULTS)))
+    definition, case = msg["definition"], msg["case"]
     if definition != "lava" and msg.get("set"):
         definition = str(msg["set"])
-    out = {"definition": definition, "case": str(msg.get("case", "")),
-           "result": str(msg.get("result", "unknown"))}
+    hit = mapped(where, case, names) if definition != "lava" else None
+    if hit:
+        definition, case = hit
+    out = {"definition": definition, "case": case, "result": msg["result"]}
     if msg.get("measurement") not in (None, ""):
-        out["measurement"] = float(msg["measurement"])
+        out["measurement"] = measurement(where, msg["measurement"])
         out["units"] = str(msg.get("units", ""))
-    return out
+    return out, hit is not None
 
 
-def main(argv):
-    if len(argv) != 3:
-        print("usage: lava-results.py LOG OUT.json", file=sys.stderr)
-        return 2
-    try:
-        results = [convert(m) for m in records(argv[1])]
-    except (OSError, ValueError) as exc:
-        print("lava-results.py: %s" % exc, file=sys.stderr)
-        return 2
-    with open(argv[2], "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=1)
-        f.write("\n")
+def summary(nin, results, nmapped):
+    """The counts, the summary line and the failures; the exit status."""
     ours = [r for r in results if r["definition"] != "lava"]
     failed = [r for r in results if r["result"] not in ("pass", "skip")]
+    print("lava: %d records in, %d out, %d of them kselftest.sh names mapped"
+          % (nin, len(results), nmapped))
     print("lava: %d results of the test definitions, %d failed, %d skipped; "
           "LAVA's own: %d, %d failed" % (
               len(ours), len([r for r in ours if r in failed]),
@@ -76,6 +226,32 @@ def main(argv):
     if not ours:
         return 3
     return 1 if failed else 0
+
+
+def main(argv):
+    args, names_file = argv[1:], None
+    if args[:1] == ["--names"] and len(args) > 1:
+        names_file, args = args[1], args[2:]
+    if len(args) < 2 or any(a.startswith("-") for a in args):
+        print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
+        return 2
+    results, nin, nmapped, pages = [], 0, 0, []
+    try:
+        names = load_names(names_file) if names_file else None
+        for path in args[:-1]:
+            for where, msg in read_input(path, pages):
+                nin += 1
+                out, hit = convert(where, msg, names)
+                results.append(out)
+                nmapped += hit
+        check_pages(pages)
+        text = json.dumps(results, indent=1, allow_nan=False)
+    except (OSError, UnicodeError, Bad, ValueError) as exc:
+        print("lava-results.py: %s" % exc, file=sys.stderr)
+        return 2
+    with open(args[-1], "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    return summary(nin, results, nmapped)
 
 
 if __name__ == "__main__":

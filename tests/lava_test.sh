@@ -4,9 +4,13 @@
 # The LAVA pieces, offline (TAP): every job template, filled with sample
 # URLs, against LAVA's own job schema (lava-common, strict), the device
 # dictionaries and the test definition against theirs, a planted error
-# refused; the device-side parser (lava/bindlab-lava.sh) on sample KTAP,
-# failing closed; LAVA's log -> import JSON (lava/lava-results.py); and
-# kernel/lava.sh's command line. No VM, no network: seconds.
+# refused; the device side (lava/bindlab-lava.sh): its KTAP reader on the
+# corpus tests/lava/ktap (and the shared tests/ktap, once there), failing
+# closed, its parameters (ENV, SKIPFILE, TST_CASENAME) and the benchmarks'
+# verdicts, with busybox's applets too; LAVA's log and a server's exports
+# -> import JSON (lava/lava-results.py, kselftest.sh names mapped back);
+# the import (bindlab_results merge --lava); kernel/lava.sh's command
+# line. No VM, no network: seconds.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
@@ -65,12 +69,78 @@ except voluptuous.Invalid as exc:
 PY
 }
 
+# no_kvm FILE: true when the job leaves KVM or TCG to the device (no
+# no_kvm in its context, no kvm in any value).
+job_leaves_kvm() {
+	"$py" - "$1" <<'PY'
+import sys
+import yaml
+
+job = yaml.safe_load(open(sys.argv[1]))
+ctx = job.get("context") or {}
+if "no_kvm" in ctx:
+    sys.exit("%s: context sets no_kvm: the device dictionary's choice" % sys.argv[1])
+if "kvm" in yaml.safe_dump(job).lower():
+    sys.exit("%s: mentions kvm: the device dictionary's choice" % sys.argv[1])
+PY
+}
+
+# device_chooses FILE: the dictionary's qemu options pick TCG or KVM.
+device_chooses() {
+	"$py" - "$1" <<'PY'
+import sys
+import yaml
+
+dev = yaml.safe_load(open(sys.argv[1]))
+opts = dev["actions"]["boot"]["methods"]["qemu"]["parameters"]["options"]
+picks = [o for o in opts if o in ("-accel tcg", "-accel kvm", "-enable-kvm")]
+sys.exit(0 if len(picks) == 1 else "%s: options %r pick no one accelerator" % (sys.argv[1], opts))
+PY
+}
+
+# The definition as LAVA's dispatcher runs it (lava_dispatcher
+# handle_parameters(): NAME='VALUE' lines, the definition's params then
+# the job's; set -e; the steps), on the fake collection: the parameters
+# reach the script, ENV reaches the programs.
+testdef_run_tests() {
+	local d=$tmp/testdef want
+
+	mkdir -p "$d" "$tmp/tdbin"
+	cp -r "$lava" "$d/lava"
+	fake_collection
+	printf 'fake.one.*\n' >"$d/skip"
+	"$py" - "$lava/bindlab.yaml" "$tmp/fake" >"$d/run.sh" <<'PY'
+import sys
+import yaml
+
+td = yaml.safe_load(open(sys.argv[1]))
+job = {"COLLECTION": sys.argv[2], "BENCH_N": "0", "ENV": "X=1 BL_FAKE=a=b", "SKIPFILE": "skip"}
+for name, value in list(td["params"].items()) + list(job.items()):
+    print("%s='%s'" % (name, value or ""))
+print("set -e")
+print("\n".join(td["run"]["steps"]))
+PY
+	# shellcheck disable=SC2016 # expanded by the fake helper
+	printf '#!/bin/sh\necho "$(basename "$0") $*" >>%s/tdcalls\n' "$tmp" >"$tmp/tdbin/lava-test-case"
+	cp "$tmp/tdbin/lava-test-case" "$tmp/tdbin/lava-test-set"
+	chmod +x "$tmp/tdbin/"*
+	(cd "$d" && PATH=$tmp/tdbin:$PATH sh run.sh) >/dev/null 2>&1
+	want="lava-test-set start fake_test
+lava-test-case fake.two.env --result pass
+lava-test-case fake.two.other --result pass
+lava-test-case fake.one.env --result skip
+lava-test-case fake.one.other --result skip
+lava-test-set stop fake_test"
+	same lava.testdef.parameters_as_lava_sets_them "$(cat "$tmp/tdcalls" 2>/dev/null)" "$want"
+}
+
 schema_tests() {
 	local t name
 
 	for t in "$lava"/jobs/*.yaml; do
 		name=$(basename "$t" .yaml)
 		check "lava.job.$name.template_valid" validate job "$t"
+		check "lava.job.$name.kvm_is_the_device_s_choice" job_leaves_kvm "$t"
 		if "$lava/fill-job.sh" "$t" https://lab.example/bzImage \
 			https://lab.example/ramdisk.cpio.gz \
 			https://lab.example/bindlab-testdefs.tar.gz >"$tmp/$name.yaml" 2>"$tmp/err"; then
@@ -81,8 +151,10 @@ schema_tests() {
 	done
 	for t in "$lava"/devices/*.yaml; do
 		check "lava.device.$(basename "$t" .yaml).valid" validate device "$t"
+		check "lava.device.$(basename "$t" .yaml).chooses_tcg_or_kvm" device_chooses "$t"
 	done
 	check lava.testdef.valid validate testdef "$lava/bindlab.yaml"
+	testdef_run_tests
 	# The steps run the parser shipped next to the definition.
 	check lava.testdef.parser_shipped grep -q '\./lava/bindlab-lava\.sh' "$lava/bindlab.yaml"
 	# The schema check can fail: an unknown deploy target and a job
@@ -91,6 +163,8 @@ schema_tests() {
 	refuse lava.job.planted_bad_deploy_refused validate job "$tmp/planted1.yaml"
 	sed '/^timeouts:/,/^context:/{/^context:/!d}' "$lava/jobs/qemu.yaml" >"$tmp/planted2.yaml"
 	refuse lava.job.planted_no_timeouts_refused validate job "$tmp/planted2.yaml"
+	sed 's/^  arch: amd64/&\n  no_kvm: true/' "$lava/jobs/qemu.yaml" >"$tmp/planted3.yaml"
+	refuse lava.job.planted_no_kvm_refused job_leaves_kvm "$tmp/planted3.yaml"
 	refuse lava.fill.bad_url_refused "$lava/fill-job.sh" "$lava/jobs/qemu.yaml" \
 		'http://x/"y' http://x/r http://x/t
 	printf 'url: "{{ OTHER }}"\n' >"$tmp/other.yaml"
@@ -99,11 +173,11 @@ schema_tests() {
 }
 
 # parse_case NAME WANT: run_kselftest.sh's output in $tmp/ktap -> result
-# lines, compared with WANT.
+# lines (mode results), compared with WANT.
 parse_case() {
 	local got
 
-	got=$("$lava/bindlab-lava.sh" parse bind_bhash_test tw_reuse_loopback <"$tmp/ktap" 2>/dev/null)
+	got=$("$lava/bindlab-lava.sh" results bind_bhash_test tw_reuse_loopback <"$tmp/ktap" 2>/dev/null)
 	if [ "$got" = "$2" ]; then
 		tap_ok "lava.parse.$1"
 	else
@@ -148,10 +222,12 @@ case tw_reuse.reuse2_v4_loopback.reuses pass"
 	printf '1..2\n# selftests: net/bindlab: bind_bhash_test\nnot ok 1 selftests: net/bindlab: bind_bhash_test # exit=139\n' >"$tmp/ktap"
 	parse_case no_plan_and_missing_fail_closed "set bind_bhash_test
 case ktap.plan fail
+set bindlab
+case ktap.plan fail
 set tw_reuse_loopback
 case ktap.plan fail"
 	# A timeout after every planned case, and an exit without a failure.
-	printf '# selftests: net/bindlab: bind_bhash_test\n# 1..1\n# ok 1 a.b.c\nnot ok 1 selftests: net/bindlab: bind_bhash_test # TIMEOUT 300 seconds\n# selftests: net/bindlab: tw_reuse_loopback\n# 1..0 # SKIP no netns\nok 2 selftests: net/bindlab: tw_reuse_loopback # SKIP\n' >"$tmp/ktap"
+	printf '1..2\n# selftests: net/bindlab: bind_bhash_test\n# 1..1\n# ok 1 a.b.c\nnot ok 1 selftests: net/bindlab: bind_bhash_test # TIMEOUT 300 seconds\n# selftests: net/bindlab: tw_reuse_loopback\n# 1..0 # SKIP no netns\nok 2 selftests: net/bindlab: tw_reuse_loopback # SKIP\n' >"$tmp/ktap"
 	parse_case timeout_and_skip "set bind_bhash_test
 case a.b.c pass
 case ktap.plan fail
@@ -159,91 +235,446 @@ set tw_reuse_loopback
 case ktap.plan skip"
 }
 
-# bench and report, with a fake bind_bench and fake LAVA helpers.
-bench_tests() {
-	local got want
+# same NAME GOT WANT: ok when the two texts are equal, else both shown.
+same() {
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		local -a g w
+		mapfile -t g <<<"$2"
+		mapfile -t w <<<"$3"
+		tap_not_ok "$1" "got:" "${g[@]}" "want:" "${w[@]}"
+	fi
+}
 
-	mkdir -p "$tmp/coll/net/bindlab" "$tmp/bin"
-	# The real case table; a fake bind_bench that writes its samples one
-	# per line where the table says {JSON}, and a fake reader of them.
-	cp "$here/cases" "$tmp/coll/net/bindlab/cases"
-	cat >"$tmp/coll/net/bindlab/bind_bench" <<'EOF'
+# busybox's applets alone on PATH (the device's tools), when busybox is here.
+busybox_path() {
+	local a bb
+
+	bb=$(command -v busybox) || return 1
+	mkdir -p "$tmp/bb"
+	for a in sh awk sed sort grep tr cut cat cp mktemp rm tee env timeout wc; do
+		ln -sf "$bb" "$tmp/bb/$a"
+	done
+	echo "$tmp/bb"
+}
+
+# corpus_tests DIR TAG: every DIR/*.ktap read by parse FILE, with the
+# system's sh and awk and with busybox's, against its .expect.
+corpus_tests() {
+	local dir=$1 f n=0 bb got
+
+	bb=$(busybox_path) || bb=
+	for f in "$dir"/*.ktap; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		got=$(sh "$lava/bindlab-lava.sh" parse "$f" 2>&1)
+		same "lava.parse.$2.$(basename "$f" .ktap)" "$got" "$(cat "${f%.ktap}.expect")"
+		[ -n "$bb" ] || continue
+		got=$(PATH=$bb "$bb/sh" "$lava/bindlab-lava.sh" parse "$f" 2>&1)
+		same "lava.parse.$2.$(basename "$f" .ktap).busybox" "$got" "$(cat "${f%.ktap}.expect")"
+	done
+	[ -n "$bb" ] || tap_skip "lava.parse.$2.busybox" "no busybox here"
+	[ "$n" -gt 0 ] || tap_not_ok "lava.parse.$2" "no .ktap in $dir"
+}
+
+# A line of exactly 4096 bytes is read; one of 4097 is refused, not split.
+long_line_tests() {
+	local name
+
+	name=$(printf 'a.%04094d' 0 | tr 0 b)
+	# "ok 1 " and the name: 4096 bytes, then 4097.
+	printf '1..1\nok 1 %s\n' "${name:0:4091}" >"$tmp/long.ktap"
+	same lava.parse.line_of_4096_bytes_read "$(sh "$lava/bindlab-lava.sh" parse "$tmp/long.ktap")" \
+		"pass ${name:0:4091}
+plan ok"
+	printf '1..1\nok 1 %s\n' "${name:0:4092}" >"$tmp/long.ktap"
+	same lava.parse.line_over_4096_bytes_refused "$(sh "$lava/bindlab-lava.sh" parse "$tmp/long.ktap")" \
+		"plan broken"
+	refuse lava.parse.no_file_refused sh "$lava/bindlab-lava.sh" parse "$tmp/none.ktap"
+}
+
+parse_tests() {
+	corpus_tests "${BINDLAB_LAVA_CORPUS:-$here/tests/lava/ktap}" own
+	# The shared corpus of the host-side reader: the same format.
+	if [ -d "$here/tests/ktap" ]; then
+		corpus_tests "$here/tests/ktap" shared
+	else
+		tap_skip lava.parse.shared "no tests/ktap corpus in this tree yet"
+	fi
+	long_line_tests
+}
+
+# The names of the real programs, by the device side's -l reader and by
+# tests/test_names.py's: the same.
+names_tests() {
+	local p progs a b
+
+	progs=$(make -s --no-print-directory -C "$here" print-programs | sed -n 1p)
+	for p in $progs; do
+		p=${p##*/}
+		[ -x "$here/$p" ] || { tap_not_ok "lava.names.$p" "$p is not built"; continue; }
+		a=$(sh "$lava/bindlab-lava.sh" names "$here/$p" | sort)
+		b=$("$here/$p" -l 2>&1 | "$py" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import test_names
+for f, v, t in test_names.parse(sys.stdin):
+    print(sys.argv[2], ".".join(x for x in (f, v, t) if x))
+' "$here/tests" "$p" | sort)
+		if [ -n "$a" ] && [ "$a" = "$b" ]; then
+			tap_ok "lava.names.$p ($(echo "$a" | wc -l) names)"
+		else
+			tap_not_ok "lava.names.$p" "$(diff <(echo "$a") <(echo "$b") | head -n 5)"
+		fi
+	done
+}
+
+# A collection of fake harness programs: -l lists four tests, -r runs
+# some; fake.*.env pass only when ENV reached them.
+fake_collection() {
+	local d=$tmp/fake/net/bindlab
+
+	mkdir -p "$d"
+	cp "$here/cases" "$d/cases"
+	echo timeout=45 >"$d/settings"
+	echo net/bindlab:fake_test >"$tmp/fake/kselftest-list.txt"
+	cat >"$d/fake_test" <<'EOF'
+#!/bin/sh
+if [ "$1" = -l ]; then
+	printf '%-20s %-25s %s\n' "# FIXTURE" VARIANT TEST "fake" one env "" two other >&2
+	exit 4
+fi
+names=
+while [ $# -gt 0 ]; do
+	[ "$1" = -r ] && names="$names $2" && shift
+	shift
+done
+[ -n "$names" ] || names="fake.one.env fake.one.other fake.two.env fake.two.other"
+set -- $names
+echo "TAP version 13"
+echo "1..$#"
+n=0
+for x; do
+	n=$((n + 1))
+	case $x in
+	*.env) [ "${BL_FAKE:-}" = "a=b" ] && echo "ok $n $x" || echo "not ok $n $x" ;;
+	*) echo "ok $n $x" ;;
+	esac
+done
+EOF
+	cat >"$tmp/fake/run_kselftest.sh" <<'EOF'
+#!/bin/sh
+echo "TAP version 13"
+echo 1..1
+echo "# selftests: net/bindlab: fake_test"
+(cd net/bindlab && ./fake_test) | sed 's/^/# /'
+echo "ok 1 selftests: net/bindlab: fake_test"
+EOF
+	chmod +x "$d/fake_test" "$tmp/fake/run_kselftest.sh"
+}
+
+# ks NAME WANT ARGS...: kselftest mode's result lines.
+ks() {
+	local name=$1 want=$2
+
+	shift 2
+	same "lava.kselftest.$name" "$("$lava/bindlab-lava.sh" kselftest "$@" "$tmp/fake" 2>/dev/null)" "$want"
+}
+
+params_tests() {
+	fake_collection
+	printf '# a comment\nfake.*.other\n\n' >"$tmp/skipfile"
+	ks env_exported "set fake_test
+case fake.one.env pass
+case fake.one.other pass
+case fake.two.env pass
+case fake.two.other pass" -e "X=1 BL_FAKE=a=b"
+	ks env_unexported_fails "set fake_test
+case fake.one.env fail
+case fake.one.other pass
+case fake.two.env fail
+case fake.two.other pass" -e ""
+	ks skipfile "set fake_test
+case fake.one.env pass
+case fake.two.env pass
+set fake_test
+case fake.one.other skip
+case fake.two.other skip" -e BL_FAKE=a=b -s "$tmp/skipfile"
+	ks tst_casename_one_test "set fake_test
+case fake.two.env pass" -e BL_FAKE=a=b -t fake.two.env
+	ks tst_casename_a_benchmark_runs_no_test "" -t bind_fastreuse.v4_reuseaddr_same.total_ms
+	ks tst_casename_unknown_fails "set bindlab
+case ktap.plan fail" -t fake.three.env
+	ks bad_env_fails "set bindlab
+case ktap.plan fail" -e "1X=2"
+	ks env_without_value_fails "set bindlab
+case ktap.plan fail" -e "BL_FAKE"
+	ks missing_skipfile_fails "set bindlab
+case ktap.plan fail" -s "$tmp/no-such-skipfile"
+	local bb
+	if bb=$(busybox_path); then
+		same lava.kselftest.skipfile_busybox "$(PATH=$bb:$tmp/fake "$bb/sh" "$lava/bindlab-lava.sh" \
+			kselftest -e BL_FAKE=a=b -s "$tmp/skipfile" -t "" "$tmp/fake" 2>/dev/null)" "set fake_test
+case fake.one.env pass
+case fake.two.env pass
+set fake_test
+case fake.one.other skip
+case fake.two.other skip"
+	fi
+}
+
+# bench with the real result reader and a fake bind_bench that writes a
+# real result of bind_bench (tests/lava/bind_bench-result.json): the
+# verdict is the program's, read back by the installed bindlab_results.
+bench_tests() {
+	local d=$tmp/coll/net/bindlab got want
+
+	mkdir -p "$d"
+	cp "$here/cases" "$d/cases"
+	cp "$here/bindlab_results" "$d/bindlab_results"
+	cp "$here/tests/lava/bind_bench-result.json" "$tmp/result.json"
+	cat >"$d/bind_bench" <<EOF
 #!/bin/sh
 # bind_bench -q -r R -w W --json FILE MODE ADDRESSES N (the table's rows)
-[ "$9" = alternate ] && [ "$8" = reuseport ] && { echo 1 > "$7"; exit 1; }
-[ "$9" = same ] && [ "$8" = reuseport ] && exit 4
-printf '3.5\n1.25\n2.0\n' > "$7"
+case \$8.\$9 in
+reuseaddr.same) sed 's/"status": "pass"/"status": "regressed"/' "$tmp/result.json" >"\$7" ;;
+reuseaddr.alternate) cp "$tmp/result.json" "\$7" ;;
+reuseport.same) exit 4 ;;
+*) exit 1 ;;
+esac
 EOF
-	# shellcheck disable=SC2016 # expanded by the fake reader
-	printf '#!/bin/sh\n[ "$1" = samples ] && cat "$2"\n' >"$tmp/coll/net/bindlab/bindlab_results"
-	chmod +x "$tmp/coll/net/bindlab/bind_bench" "$tmp/coll/net/bindlab/bindlab_results"
-	got=$("$lava/bindlab-lava.sh" bench "$tmp/coll" 100 3 2>/dev/null | grep -v 'alternate.total_ms.sample')
+	chmod +x "$d/bind_bench"
+	got=$(BINDLAB_XFAIL='bind_fastreuse.*' "$lava/bindlab-lava.sh" bench "$tmp/coll" 20 3 2>/dev/null)
 	want="set bindlab-bench
-case bind_fastreuse.v4_reuseaddr_same.total_ms pass 2.0 ms
-case bind_fastreuse.v4_reuseaddr_same.total_ms.sample1 pass 3.5 ms
-case bind_fastreuse.v4_reuseaddr_same.total_ms.sample2 pass 1.25 ms
-case bind_fastreuse.v4_reuseaddr_same.total_ms.sample3 pass 2.0 ms
-case bind_fastreuse.v4_reuseaddr_alternate.total_ms pass 2.0 ms
+case bind_fastreuse.v4_reuseaddr_same.total_ms fail 0.028111 ms
+case bind_fastreuse.v4_reuseaddr_same.total_ms.sample1 pass 0.028111 ms
+case bind_fastreuse.v4_reuseaddr_same.total_ms.sample2 pass 0.028524 ms
+case bind_fastreuse.v4_reuseaddr_same.total_ms.sample3 pass 0.027767 ms
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms pass 0.028111 ms
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms.sample1 pass 0.028111 ms
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms.sample2 pass 0.028524 ms
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms.sample3 pass 0.027767 ms
 case bind_fastreuse.v4_reuseport_same.total_ms skip
 case bind_fastreuse.v4_reuseport_alternate.run fail"
-	if [ "$got" = "$want" ]; then
-		tap_ok lava.bench.median_samples_and_crash
-	else
-		mapfile -t lines <<<"got: $got"
-		tap_not_ok lava.bench.median_samples_and_crash "${lines[@]}"
+	same lava.bench.program_verdict_median_samples_skip_crash "$got" "$want"
+	local bb
+	if bb=$(busybox_path); then
+		got=$(PATH=$bb "$bb/sh" "$lava/bindlab-lava.sh" bench "$tmp/coll" 20 3 2>/dev/null)
+		same lava.bench.busybox "$got" "$want"
 	fi
+	printf 'bind_fastreuse.v4_reuseport_*\n' >"$tmp/bskip"
+	got=$("$lava/bindlab-lava.sh" bench -s "$tmp/bskip" "$tmp/coll" 20 3 2>/dev/null | grep -v sample)
+	same lava.bench.skipfile "$got" "set bindlab-bench
+case bind_fastreuse.v4_reuseaddr_same.total_ms fail 0.028111 ms
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms pass 0.028111 ms
+case bind_fastreuse.v4_reuseport_same.total_ms skip
+case bind_fastreuse.v4_reuseport_alternate.total_ms skip"
+	got=$("$lava/bindlab-lava.sh" bench -t bind_fastreuse.v4_reuseaddr_alternate.total_ms \
+		"$tmp/coll" 20 3 2>/dev/null | grep -v sample)
+	same lava.bench.tst_casename "$got" "set bindlab-bench
+case bind_fastreuse.v4_reuseaddr_alternate.total_ms pass 0.028111 ms"
+	same lava.bench.bad_env_fails "$("$lava/bindlab-lava.sh" bench -e '=x' "$tmp/coll" 20 3 2>/dev/null)" \
+		"set bindlab-bench
+case bench.params fail"
 	refuse lava.bench.even_rounds_refused "$lava/bindlab-lava.sh" bench "$tmp/coll" 100 2
+}
+
+report_tests() {
+	local want
+
+	mkdir -p "$tmp/bin"
 	# shellcheck disable=SC2016 # expanded by the fake helper
 	printf '#!/bin/sh\necho "$(basename "$0") $*" >>%s/calls\n' "$tmp" >"$tmp/bin/lava-test-case"
 	cp "$tmp/bin/lava-test-case" "$tmp/bin/lava-test-set"
 	chmod +x "$tmp/bin/"*
-	printf 'set p\ncase a.b.c pass\ncase x.total_ms pass 2.0 ms\n' |
+	printf 'set p\ncase a.b.c pass\nset p\ncase x.total_ms fail 2.0 ms\n' |
 		PATH=$tmp/bin:$PATH "$lava/bindlab-lava.sh" report
 	want="lava-test-set start p
 lava-test-case a.b.c --result pass
-lava-test-case x.total_ms --result pass --measurement 2.0 --units ms
+lava-test-case x.total_ms --result fail --measurement 2.0 --units ms
 lava-test-set stop p"
-	if [ "$(cat "$tmp/calls" 2>/dev/null)" = "$want" ]; then
-		tap_ok lava.report.lava_calls
+	same lava.report.lava_calls "$(cat "$tmp/calls" 2>/dev/null)" "$want"
+}
+
+# conv NAME RC [--names FILE] IN... : lava-results.py's exit status is RC.
+conv() {
+	local name=$1 want=$2 rc=0
+
+	shift 2
+	"$py" "$lava/lava-results.py" "$@" >"$tmp/conv.out" 2>&1 || rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		tap_ok "lava.results.$name"
 	else
-		tap_not_ok lava.report.lava_calls "got: $(tr '\n' '|' <"$tmp/calls")"
+		tap_not_ok "lava.results.$name" "exit $rc, want $want" "$(cat "$tmp/conv.out")"
+	fi
+}
+
+# refused_naming NAME TEXT IN...: exit 2, TEXT in the message, no output.
+refused_naming() {
+	local name=$1 text=$2
+
+	shift 2
+	rm -f "$tmp/never.json"
+	conv "$name" 2 "$@" "$tmp/never.json"
+	if grep -qF -- "$text" "$tmp/conv.out" && [ ! -e "$tmp/never.json" ]; then
+		tap_ok "lava.results.$name.named"
+	else
+		tap_not_ok "lava.results.$name.named" "want '$text' and no output" "$(cat "$tmp/conv.out")"
 	fi
 }
 
 # LAVA's log (records as lava-run writes them) -> the import JSON.
-results_tests() {
-	local rc=0
-
+log_tests() {
 	cat >"$tmp/lava.log" <<'EOF'
 {"dt": "t", "lvl": "target", "msg": "ok 1 selftests"}
 {"dt": "t", "lvl": "results", "msg": {"case": "a.b.c", "definition": "0_bindlab", "result": "pass", "set": "bind_bhash_test", "starttc": ! "7"}}
 {"dt": "t", "lvl": "results", "msg": {"case": "x.total_ms", "definition": "0_bindlab", "measurement": ! "24.648", "result": "pass", "set": "bindlab-bench", "units": "ms"}}
 {"dt": "t", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}
 EOF
-	"$py" "$lava/lava-results.py" "$tmp/lava.log" "$tmp/lava.json" >/dev/null || rc=$?
-	check lava.results.converted "$py" -c '
+	conv log_converted 0 "$tmp/lava.log" "$tmp/lava.json"
+	# Whatever else lava-run wrote first, the log is still read as one.
+	{ echo "/usr/lib/python3/dist-packages/x.py:1: DeprecationWarning: y"; cat "$tmp/lava.log"; } >"$tmp/warn.log"
+	conv log_after_other_output 0 "$tmp/warn.log" "$tmp/warn.json"
+	same lava.results.log_after_other_output_same "$(cat "$tmp/warn.json")" "$(cat "$tmp/lava.json")"
+	check lava.results.log_entries "$py" -c '
 import json, sys
 got = json.load(open(sys.argv[1]))
 want = [{"definition": "bind_bhash_test", "case": "a.b.c", "result": "pass"},
         {"definition": "bindlab-bench", "case": "x.total_ms", "result": "pass",
          "measurement": 24.648, "units": "ms"},
         {"definition": "lava", "case": "job", "result": "pass"}]
-sys.exit(0 if got == want and sys.argv[2] == "0" else "%r rc %s" % (got, sys.argv[2]))
-' "$tmp/lava.json" "$rc"
-	sed -i 's/"result": "pass", "set": "bind_bhash_test"/"result": "fail", "set": "bind_bhash_test"/' "$tmp/lava.log"
-	rc=0
-	"$py" "$lava/lava-results.py" "$tmp/lava.log" "$tmp/lava.json" >/dev/null || rc=$?
-	check lava.results.fail_is_exit_1 test "$rc" -eq 1
+sys.exit(0 if got == want else "%r" % got)
+' "$tmp/lava.json"
+	sed 's/"result": "pass", "set": "bind_bhash_test"/"result": "fail", "set": "bind_bhash_test"/' \
+		"$tmp/lava.log" >"$tmp/fail.log"
+	conv fail_is_exit_1 1 "$tmp/fail.log" "$tmp/lava.json"
 	grep '"lava"' "$tmp/lava.log" >"$tmp/boot-failed.log"
+	conv no_test_result_is_exit_3 3 "$tmp/boot-failed.log" "$tmp/lava.json"
+	# A record cut short, a NaN, a word for a number: each an error that
+	# names its line, never a drop (the old reader skipped them) or NaN.
+	sed '3s/, "result".*//' "$tmp/lava.log" >"$tmp/cut.log"
+	refused_naming cut_record_refused "cut.log:3: a results record that does not parse" "$tmp/cut.log"
+	sed '3s/! "24.648"/! "nan"/' "$tmp/lava.log" >"$tmp/nan.log"
+	refused_naming nan_refused "nan.log:3: measurement 'nan' is not finite" "$tmp/nan.log"
+	sed '3s/! "24.648"/! "fast"/' "$tmp/lava.log" >"$tmp/word.log"
+	refused_naming word_measurement_refused "word.log:3: measurement 'fast' is no number" "$tmp/word.log"
+	sed '2s/"result": "pass"/"result": "passed"/' "$tmp/lava.log" >"$tmp/res.log"
+	refused_naming unknown_result_refused "res.log:2: result 'passed'" "$tmp/res.log"
+	sed '2s/"case": "a.b.c", //' "$tmp/lava.log" >"$tmp/nocase.log"
+	refused_naming no_case_refused "nocase.log:2: no case string" "$tmp/nocase.log"
+}
+
+# count NAME JSON WANT: the number of entries of an import JSON.
+count() {
+	same "lava.results.$1" "$("$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$2")" "$3"
+}
+
+# A LAVA server's exports: lavacli's YAML of a job of our definition,
+# the REST API's pages of an LKFT-style job (kselftest.sh's names).
+export_tests() {
+	local f=$here/tests/lava
+
+	conv lavacli_yaml 1 "$f/lavacli-results.yaml" "$tmp/cli.json"
+	count lavacli_yaml_all_records_out "$tmp/cli.json" 17
+	check lava.results.lavacli_yaml_counted grep -q '^lava: 17 records in, 17 out, 0 of them' "$tmp/conv.out"
+	"$py" -c 'import json, sys, yaml
+print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$f/lavacli-results.yaml" >"$tmp/cli-export.json"
+	conv lavacli_json 1 "$tmp/cli-export.json" "$tmp/cli2.json"
+	same lava.results.lavacli_json_same_as_yaml "$(cat "$tmp/cli2.json")" "$(cat "$tmp/cli.json")"
+	sed '0,/suite: 0_bindlab/s//suite: 1_other/' "$f/lavacli-results.yaml" >"$tmp/suite.yaml"
+	refused_naming suite_mismatch_refused "suite '1_other', metadata.definition '0_bindlab'" "$tmp/suite.yaml"
+
+	# shellcheck disable=SC2046 # the programs, as words
+	sh "$lava/bindlab-lava.sh" names $(for p in $(make -s --no-print-directory -C "$here" print-programs |
+		sed -n 1p); do echo "$here/${p##*/}"; done) >"$tmp/names"
+	conv rest_pages 1 --names "$tmp/names" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json" "$tmp/rest.json"
+	check lava.results.rest_counted_and_mapped \
+		grep -q '^lava: 11 records in, 11 out, 10 of them kselftest.sh names mapped' "$tmp/conv.out"
+	check lava.results.rest_names_mapped "$py" -c '
+import json, sys
+got = {(e["definition"], e["case"]) for e in json.load(open(sys.argv[1]))}
+want = {("bind_bhash_test", "bind_conflict.bound_addr_addr.bind_listen"),
+        ("bind_bhash_test", "bind_addr.v4_any__v6_any_only.reuseaddr_listen"),
+        ("bind_bhash_test", "bind_fastreuse.v4_reuseaddr_same.growth"),
+        ("bind_bhash_test", "ktap.plan"), ("tw_reuse_loopback", "ktap.plan"),
+        ("tw_reuse_loopback", "global.tw_reuse_default_is_2"),
+        ("tw_reuse_loopback", "tw_sysctl.reuse_minus_1.write"),
+        ("bind_model_test", "model_upstream.bind_wildcard"),
+        ("bind_model_test", "ktap.plan"), ("kselftest", "kselftest.shardfile"),
+        ("lava", "job")}
+sys.exit(0 if got == want else "%r" % (got ^ want))
+' "$tmp/rest.json"
+	refused_naming rest_page_missing_refused "6 records of the job's 11" \
+		--names "$tmp/names" "$f/rest-tests-page1.json"
+	refused_naming rest_page_twice_refused "17 records of the job's 11" \
+		--names "$tmp/names" "$f/rest-tests-page1.json" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
+	refused_naming rest_without_names_refused "needs --names" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
+	sed 's/tw_sysctl_reuse_minus_1_write/tw_sysctl_reuse_minus_7_write/g' "$f/rest-tests-page1.json" >"$tmp/p1.json"
+	refused_naming unmappable_name_refused \
+		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \
+		--names "$tmp/names" "$tmp/p1.json" "$f/rest-tests-page2.json"
+	# "_" is ambiguous: two tests that flatten alike map to neither.
+	printf 'tw_reuse_loopback tw_sysctl.reuse_minus_1.write\ntw_reuse_loopback tw_sysctl.reuse.minus_1_write\n' >>"$tmp/names"
+	refused_naming ambiguous_name_refused \
+		"maps to tw_reuse_loopback tw_sysctl.reuse.minus_1_write and tw_reuse_loopback tw_sysctl.reuse_minus_1.write" \
+		--names "$tmp/names" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
+}
+
+# merge --lava: every file imported and validated; a case twice, or a
+# measurement on a name that is no case of the table, refused by name.
+import_tests() {
+	local -a decls
+	local out=$tmp/run.json rc
+
+	# shellcheck source=scripts/cases.sh
+	. "$here/scripts/cases.sh"
+	bl_cases_load || { tap_not_ok lava.import "the case table"; return; }
+	bl_case_decls "${BL_CASE_NAMES[@]}"
+	decls=("${BL_CASE_DECLS[@]}")
+	printf '[{"definition": "bindlab-bench", "case": "bind_fastreuse.v4_reuseport_alternate.total_ms", "result": "pass", "measurement": 2, "units": "ms"},
+{"definition": "bindlab-bench", "case": "bind_fastreuse.v4_reuseport_alternate.total_ms.sample1", "result": "pass", "measurement": 2, "units": "ms"}]\n' >"$tmp/b.json"
+	"$here/bindlab_results" merge "$out" "${decls[@]}" --lava "$tmp/cli.json" --lava "$tmp/b.json" 2>"$tmp/err"
+	check lava.import.every_lava_file "$py" -c '
+import json, sys
+run = json.load(open(sys.argv[1]))
+cases = sorted(c["case"] for c in run["cases"])
+want = ["bind_fastreuse.v4_reuseaddr_same.total_ms", "bind_fastreuse.v4_reuseport_alternate.total_ms",
+        "bind_fastreuse.v4_reuseport_same.total_ms"]
+sys.exit(0 if cases == want and len(run["tests"]) == 9 else "%r, %d tests" % (cases, len(run["tests"])))
+' "$out"
 	rc=0
-	"$py" "$lava/lava-results.py" "$tmp/boot-failed.log" "$tmp/lava.json" >/dev/null || rc=$?
-	check lava.results.no_test_result_is_exit_3 test "$rc" -eq 3
+	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/b.json" \
+		--lava "$tmp/b.json" 2>"$tmp/err" || rc=$?
+	same lava.import.case_twice_refused "$rc $(cat "$tmp/err")" \
+		"2 bindlab_results: --lava $tmp/b.json: bind_fastreuse.v4_reuseport_alternate.total_ms twice (in two imports, or an import and a result)"
+	rc=0
+	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/rest.json" \
+		--lava "$tmp/rest.json" 2>"$tmp/err" || rc=$?
+	same lava.import.test_twice_refused "$rc $(cat "$tmp/err")" \
+		"2 bindlab_results: --lava $tmp/rest.json: bind_bhash_test bind_conflict.bound_addr_addr.bind_listen twice"
+	printf '[{"definition": "bind_bhash_test", "case": "bind_conflict.bound_addr_addr.bind_listen", "result": "pass", "measurement": 3.5, "units": "ms"}]\n' >"$tmp/m.json"
+	rc=0
+	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/m.json" 2>"$tmp/err" || rc=$?
+	same lava.import.measurement_on_no_case_refused "$rc $(cat "$tmp/err")" \
+		"2 bindlab_results: --lava $tmp/m.json: bind_bhash_test bind_conflict.bound_addr_addr.bind_listen: a measurement (3.5 ms) on a name that is no case of the table"
+	check lava.import.refusals_write_nothing test ! -e "$tmp/never.json"
+	"$here/bindlab_results" merge "$out" "${decls[@]}" --lava "$tmp/rest.json" 2>"$tmp/err"
+	check lava.import.kselftest_sh_job "$py" -c '
+import json, sys
+run = json.load(open(sys.argv[1]))
+t = {(e["program"], e["test"]): e for e in run["tests"]}
+ok = len(t) == 11 and t[("lava", "job")]["reason"] == "LAVA: 212.44 seconds" and \
+    t[("bind_bhash_test", "bind_fastreuse.v4_reuseaddr_same.growth")]["result"] == "fail"
+sys.exit(0 if ok else "%r" % sorted(t))
+' "$out"
 }
 
 cli_tests() {
 	local rc
 
-	for args in "" "-k" "-k /nonexistent" "-k stock -r 2" "-k stock -n x" "--bogus"; do
+	for args in "" "-k" "-k /nonexistent" "-k stock -r 2" "-k stock -n x" "--bogus" \
+		"-k stock -s /nonexistent" "-k stock -t a'b" "-k stock -e"; do
 		rc=0
 		# shellcheck disable=SC2086 # the words are the arguments
 		"$here/kernel/lava.sh" $args >/dev/null 2>&1 || rc=$?
@@ -260,9 +691,15 @@ else
 	tap_skip lava.schema "no lava-common for $py (apt-get install lava-common python3-voluptuous)"
 fi
 parser_tests
+parse_tests
+names_tests
+params_tests
 bench_tests
+report_tests
 if "$py" -c 'import yaml' 2>/dev/null; then
-	results_tests
+	log_tests
+	export_tests
+	import_tests
 else
 	tap_skip lava.results "no python3-yaml for $py"
 fi
