@@ -996,6 +996,8 @@ int main(int argc, char **argv)
 {
 	prog = basename(argv[0]);
 	bl_stdio_guard();
+	/* Exit 1 is a verdict here: an output not delivered is none. */
+	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
 		die_usage("missing subcommand (merge, summary, compare, curve, samples)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

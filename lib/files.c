@@ -180,44 +180,28 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* Is file (or, for a directory output, the directory holding it) out? */
-static bool is_out(const char *file, const struct stat *out, bool dir)
-{
-	char buf[PATH_MAX];
-	struct stat st;
-
-	if (stat(file, &st))
-		return false;
-	if (same_file(&st, out))
-		return true;
-	if (!dir || strlen(file) >= sizeof(buf))
-		return false;
-	snprintf(buf, sizeof(buf), "%s", file);
-	return !stat(dirname(buf), &st) && same_file(&st, out);
-}
-
 /*
  * Whatever the spelling (a symlink, "..", a hard link), the same inode
  * is the same file: an output that is an input would replace what is
  * being read. An argument is looked at whole and, as NAME=FILE, after
- * its first '='; arguments that name no file are not inputs.
+ * its first '='; arguments that name no file are not inputs. (An output
+ * directory is new or empty, so it holds no input.)
  */
-static int not_an_input(const char *path, bool dir, char *const *inputs,
-			int ninputs, struct bl_why *why)
+static int not_an_input(const char *path, char *const *inputs, int ninputs,
+			struct bl_why *why)
 {
 	const char *eq;
-	struct stat out;
+	struct stat out, in;
 	int i;
 
 	if (stat(path, &out))
 		return 0;	/* a new name: no input can be it */
 	for (i = 0; i < ninputs; i++) {
 		eq = strchr(inputs[i], '=');
-		if (is_out(inputs[i], &out, dir) ||
-		    (eq && is_out(eq + 1, &out, dir)))
-			return bl_why_set(why, EINVAL, "output %s is %s this run reads: refused before any work",
-					  bl_printable(path), dir ?
-					  "where a file lies that" : "a file");
+		if ((!stat(inputs[i], &in) && same_file(&in, &out)) ||
+		    (eq && !stat(eq + 1, &in) && same_file(&in, &out)))
+			return bl_why_set(why, EINVAL, "output %s is a file this run reads: refused before any work",
+					  bl_printable(path));
 	}
 	return 0;
 }
@@ -234,7 +218,7 @@ static int out_check(const char *path, bool dir, char *const *inputs,
 	err = dir ? out_dir(path, why) : out_target(path, real, sizeof(real), why);
 	if (err)
 		return err;
-	return not_an_input(path, dir, inputs, ninputs, why);
+	return not_an_input(path, inputs, ninputs, why);
 }
 
 int bl_out_check_inputs(const char *path, char *const *inputs, int ninputs,
@@ -363,11 +347,20 @@ FILE *bl_open_regular(const char *path, long max_bytes, struct bl_why *why)
 	return f;
 }
 
+/* The exit status of an undelivered output: a program's error status. */
+static int stdio_fail_status = BL_EXIT_FAIL;
+
+void bl_stdio_fail_status(int status)
+{
+	stdio_fail_status = status;
+}
+
 /*
  * A write error on stdout or stderr (a full disk, /dev/full, a closed
- * pipe reader) must fail the program: results that were not delivered
- * are not results. Registered with atexit(); turns the exit status into
- * BL_EXIT_FAIL.
+ * pipe reader, the file size limit) must fail the program: results that
+ * were not delivered are not results. Registered with atexit(); turns
+ * the exit status into stdio_fail_status (BL_EXIT_FAIL, or what a tool
+ * whose 1 is a verdict set with bl_stdio_fail_status()).
  */
 static void check_stdio(void)
 {
@@ -377,7 +370,7 @@ static void check_stdio(void)
 		fprintf(stderr, "error: writing standard output failed\n");
 	bad |= fflush(stderr) || ferror(stderr);
 	if (bad)
-		_exit(BL_EXIT_FAIL);
+		_exit(stdio_fail_status);
 }
 
 void bl_stdio_guard(void)
