@@ -406,7 +406,7 @@ compare_argv() {
 	local opts=() files=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
-		--threshold | --min-change | --drift | --json)
+		--threshold | --min-change | --drift | --json | -t | -m | -d | -j)
 			if [ $# -ge 2 ]; then
 				opts+=("$1" "$2")
 				shift

@@ -442,6 +442,7 @@ check "compare A B --threshold=10" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "
 rm -f "$tmp/gnu.json"
 check "compare A B --json OUT" 0 'no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --json "$tmp/gnu.json"
 if [ -s "$tmp/gnu.json" ]; then tap_ok "compare A B --json OUT: OUT is written"; else tap_not_ok "compare A B --json OUT: OUT is written"; fi
+check "compare A B -t 10 (the short form)" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" -t 10
 check "A... -- B... --threshold 50: -- still separates the sides" 1 'regressions beyond 50.0%: 1' "${cmp[@]}" "${runs[@]}" --threshold 50
 bad "an unknown option after the files is still refused" "unknown option --bogus" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --bogus
 check "plot RUN -o PREFIX" 0 '' "$here/run.sh" plot "$tmp/run.json" -o "$tmp/gnuplot"
