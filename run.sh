@@ -13,7 +13,7 @@ usage() {
 usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh compare [OPTIONS] BEFORE.json AFTER.json
        ./run.sh compare [OPTIONS] BEFORE.json... -- AFTER.json...
-       ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]
+       ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]   (options may follow the files)
        ./run.sh test                        the project's own tests (CI)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava OUT.json LAVA.json   LAVA results into a run file
@@ -397,8 +397,10 @@ plot() {
 	echo "$prefix.svg $prefix.png"
 }
 
+# GNU-style: options before or after the files (./run.sh plot RUN.json
+# -o out); "--" ends the options.
 cmd_plot() {
-	local prefix=""
+	local prefix="" files=() f
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o)
@@ -407,21 +409,54 @@ cmd_plot() {
 			shift
 			;;
 		-o?*) prefix=${1#-o} ;;
-		--) shift; break ;;
-		-*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
-		*) break ;;
+		--) shift; files+=("$@"); break ;;
+		-?*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
+		*) files+=("$1") ;;
 		esac
 		shift
 	done
+	set -- "${files[@]}"
 	[ $# -eq 1 ] || [ $# -eq 2 ] || die_usage "plot needs RUN.json [AFTER.json]"
 	[ -n "$prefix" ] || prefix=${1%.json}
+	# The pictures never replace what they are drawn from.
+	for f in "$prefix.svg" "$prefix.png"; do
+		[ "$f" -ef "$1" ] || [ "$f" -ef "${2:-}" ] &&
+			die_usage "output $f is an input of this plot: refused before any work"
+	done
 	build build
 	plot "$prefix" "$@"
 }
 
+# compare_argv ARG...: the arguments with the options first, as
+# bindlab_results reads them (getopt stops at the first file, so that
+# "--" keeps separating BEFORE... from AFTER...). Options may come
+# before or after the files; an unknown one goes along for
+# bindlab_results to refuse. Sets COMPARE_ARGV.
+compare_argv() {
+	local opts=() files=()
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--threshold | --min-change | --drift | --json | -t | -m | -d | -j)
+			if [ $# -ge 2 ]; then
+				opts+=("$1" "$2")
+				shift
+			else
+				opts+=("$1")
+			fi
+			;;
+		--) files+=(--) ;;
+		-?*) opts+=("$1") ;;
+		*) files+=("$1") ;;
+		esac
+		shift
+	done
+	COMPARE_ARGV=("${opts[@]}" "${files[@]}")
+}
+
 cmd_compare() {
+	compare_argv "$@"
 	build build
-	own "$results_tool" compare "$@"
+	own "$results_tool" compare "${COMPARE_ARGV[@]}"
 }
 
 cmd_test() {

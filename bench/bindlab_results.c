@@ -415,7 +415,7 @@ static int cmd_merge(int argc, char **argv)
 	if (argc < 2)
 		die_usage("merge needs OUT");
 	out = argv[1];
-	if (bl_out_check(out, &why))
+	if (bl_out_check_inputs(out, argv + 2, argc - 2, &why))
 		die_usage("%s", why.msg);
 	for (a = 2; a < argc; a++)
 		merge_arg(&in, argc, argv, &a);
@@ -564,6 +564,8 @@ static int cmd_summary(int argc, char **argv)
 	if (strcmp(bl_json_str(run, "schema"), BINDLAB_RUN_SCHEMA))
 		die_usage("%s: summary reads a run file (bindlab_results merge), not a program's result",
 			  argv[1]);
+	/* Printed only: no byte of the file reaches the terminal raw. */
+	bl_json_printable(run);
 	summary_env(run);
 	summary_tests(json_object_get(run, "tests"), counts);
 	fails = counts[1] + counts[3];
@@ -783,7 +785,8 @@ static void compare_args(struct cmp_run *r, int argc, char **argv)
 	if (sep <= optind || first_after >= argc)
 		die_usage("compare needs BEFORE.json AFTER.json, or BEFORE.json... -- AFTER.json...");
 	/* Check and load everything before writing: bad input leaves no file. */
-	if (r->json_out && bl_out_check(r->json_out, &why))
+	if (r->json_out && bl_out_check_inputs(r->json_out, argv + optind,
+						argc - optind, &why))
 		die_usage("%s", why.msg);
 	if (r->json_out && !strcmp(r->json_out, "-"))
 		bl_stdout_machine();
@@ -928,12 +931,15 @@ static void write_curve(json_t *c, const char *dir, size_t i, char *path,
 static int cmd_curve(int argc, char **argv)
 {
 	json_t *run, *cases, *c, *x, *y, *curve;
+	struct bl_why why = { "" };
 	char path[4096];
 	size_t i, n = 0;
 	struct stat st;
 
 	if (argc != 3)
 		die_usage("curve needs RUN.json DIR");
+	if (bl_out_dir_check(argv[2], argv + 1, 1, &why))
+		die_usage("%s", why.msg);
 	run = load_or_die(argv[1]);
 	if (mkdir(argv[2], 0755) && errno != EEXIST)
 		die_usage("cannot create %s: %s", argv[2], strerror(errno));
@@ -994,6 +1000,8 @@ int main(int argc, char **argv)
 {
 	prog = basename(argv[0]);
 	bl_stdio_guard();
+	/* Exit 1 is a verdict here: an output not delivered is none. */
+	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
 		die_usage("missing subcommand (merge, summary, compare, curve, samples)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

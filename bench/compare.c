@@ -39,13 +39,13 @@ static bool params_differ(json_t *a, json_t *b, char *key, size_t len)
 	json_object_foreach(a, k, v) {
 		if (json_equal(v, json_object_get(b, k)))
 			continue;
-		snprintf(key, len, "%s", k);
+		snprintf(key, len, "%s", bl_printable(k));
 		return true;
 	}
 	json_object_foreach(b, k, v) {
 		if (json_object_get(a, k))
 			continue;
-		snprintf(key, len, "%s", k);
+		snprintf(key, len, "%s", bl_printable(k));
 		return true;
 	}
 	return false;
@@ -134,22 +134,19 @@ static double min_p(size_t na, size_t nb)
 /*
  * The highest 1-minute load average per CPU that the runs recorded, 0 if
  * none did. Above 1 the benchmark shared its CPU: its wall-clock time
- * can stretch by about that factor between one run and the next.
+ * can stretch by about that factor between one run and the next. It is
+ * what the file claims (validated when read: finite, 0..1000 per CPU),
+ * so it may hold a claim back but never passes a gate (load_held()).
  */
 static double load_per_cpu(const struct bl_cmp_side *side)
 {
-	double worst = 0, load, cpus;
-	json_t *env;
+	double worst = 0, load;
 	size_t i;
 
-	for (i = 0; i < side->n; i++) {
-		env = json_object_get(side->runs[i], "env");
-		cpus = json_number_value(json_object_get(env, "nproc"));
-		if (cpus >= 1 &&
-		    sscanf(bl_json_str(env, "loadavg"), "%lf", &load) == 1 &&
-		    isfinite(load) && load >= 0)
-			worst = fmax(worst, load / cpus);
-	}
+	for (i = 0; i < side->n; i++)
+		if (!bl_env_load_per_cpu(json_object_get(side->runs[i], "env"),
+					 &load))
+			worst = fmax(worst, load);
 	return worst;
 }
 
@@ -309,6 +306,44 @@ static void claim(const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
 	}
 }
 
+/*
+ * A change the samples show beyond the drift floor of the method, that
+ * only the load a file claims keeps from being claimed. Under
+ * --threshold it still counts: nothing a file says about the machine
+ * outweighs what the run measured, so a claim of load (even 1e300 once
+ * was) cannot silence a slowdown at a gate.
+ */
+static bool load_held(const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
+{
+	double base = fmax(opts->min_change_pct, opts->drift_pct);
+	double worse = row->lower_better ? row->ratio : 1 / row->ratio;
+
+	if (opts->threshold_pct < 0 || fabs(log(row->ratio)) < log(1 + base / 100) ||
+	    worse <= 1 + opts->threshold_pct / 100)
+		return false;
+	snprintf(row->verdict, sizeof(row->verdict),
+		 "%.2fx slower: counted, a load claim passes no gate", worse);
+	row->regression = true;
+	return true;
+}
+
+/* Only the drift floor stands between the data and a claim: say so. */
+static void below_floor(const struct bl_cmp_opts *opts, double floor,
+			struct bl_cmp_row *row)
+{
+	row->significant = false;
+	if (row->load > 1 && load_held(opts, row))
+		return;
+	if (row->load > 1)
+		snprintf(row->verdict, sizeof(row->verdict),
+			 "no stable difference (1 run a side, load %.1f/CPU: < %.2gx)",
+			 row->load, 1 + floor / 100);
+	else
+		snprintf(row->verdict, sizeof(row->verdict),
+			 "no stable difference (1 run a side: < %.3gx)",
+			 1 + floor / 100);
+}
+
 int bl_compare_case(const struct bl_cmp_side *before,
 		    const struct bl_cmp_side *after,
 		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
@@ -333,18 +368,9 @@ int bl_compare_case(const struct bl_cmp_side *before,
 			   (row->ratio_lo > 1 || row->ratio_hi < 1) &&
 			   fabs(log(row->ratio)) >=
 			   log(1 + opts->min_change_pct / 100);
-	/* Say when only the drift floor stands between the data and a claim. */
 	if (row->significant &&
 	    fabs(log(row->ratio)) < log(1 + floor / 100)) {
-		row->significant = false;
-		if (row->load > 1)
-			snprintf(row->verdict, sizeof(row->verdict),
-				 "no stable difference (1 run a side, load %.1f/CPU: < %.2gx)",
-				 row->load, 1 + floor / 100);
-		else
-			snprintf(row->verdict, sizeof(row->verdict),
-				 "no stable difference (1 run a side: < %.3gx)",
-				 1 + floor / 100);
+		below_floor(opts, floor, row);
 		return 0;
 	}
 	if (!row->significant)

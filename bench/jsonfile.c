@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JSON files: the one saver (through bl_file_write() of lib/files.c:
- * sorted keys, one trailing newline) and the one loader.
+ * sorted keys, one trailing newline) and the one loader. A run file is
+ * validated as its reader will validate it before it is written: what
+ * the one reader would refuse (a case id twice, say) is never saved.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bindlab.h"
+#include "results_tool.h"
 
 int bl_json_save(json_t *root, const char *path, struct bl_why *why)
 {
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+	const char *schema = json_string_value(json_object_get(root, "schema"));
+	char *text, *nl;
 	size_t len;
-	char *nl;
 	int err;
 
+	if (schema && !strcmp(schema, BINDLAB_RUN_SCHEMA)) {
+		err = bl_run_validate(root, path, why);
+		if (err)
+			return err;
+	}
+	text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
 	if (!text)
 		return bl_why_set(why, ENOMEM, "%s: out of memory", path);
 	len = strlen(text);
@@ -50,4 +59,20 @@ json_t *bl_json_load(const char *path, struct bl_why *why)
 		bl_why_set(why, EINVAL, "%s: %s%s", path,
 			   jerr.line > 0 ? "malformed JSON: " : "", jerr.text);
 	return root;
+}
+
+void bl_json_printable(json_t *j)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_string(j)) {
+		json_string_set(j, bl_printable(json_string_value(j)));
+		return;
+	}
+	json_object_foreach(j, k, v)
+		bl_json_printable(v);
+	json_array_foreach(j, i, v)
+		bl_json_printable(v);
 }

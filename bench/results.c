@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JSON results through jansson. Every result carries what a reader needs
- * to trust a figure: kernel, CPU, clocksource, the sysctls that shape the
- * measurement (read inside the namespace that was measured), and the
- * harness version and schema so that compare can refuse what it cannot
- * compare.
+ * to place a figure: kernel, CPU, clocksource, load, and the harness
+ * version and schema so that compare can refuse what it cannot compare.
+ *
+ * The environment is context, not evidence: it is read here, in the
+ * caller's namespace, after the rounds, while each round ran in a fresh
+ * namespace of its own. Its sysctls are therefore the caller's
+ * ("caller_sysctls"), not the measured namespace's; a program that needs
+ * the measured values records them per round, read inside that namespace
+ * (bind_churn's rounds[].sysctls).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -94,7 +99,7 @@ json_t *bl_env_json(void)
 			continue;
 		json_object_set_new(sysctls, env_sysctls[i], json_string(buf));
 	}
-	json_object_set_new(env, "sysctls", sysctls);
+	json_object_set_new(env, "caller_sysctls", sysctls);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	json_object_set_new(env, "time", json_string(stamp));
 	json_object_set_new(env, "harness_version", json_string(BINDLAB_VERSION));

@@ -40,6 +40,43 @@ static inline const char *bl_case_measure(const char *name)
 }
 
 /*
+ * The 1-minute load per CPU that a result's env claims, 0 when it names
+ * none; -EINVAL or -ERANGE when loadavg or nproc is malformed or out of
+ * range (runfile.c). A file's claim: range-checked, and never trusted
+ * over the samples (compare.c).
+ */
+#define BL_MAX_LOAD_PER_CPU	1000
+#define BL_MAX_CPUS		65536
+int bl_env_load_per_cpu(json_t *env, double *load);
+
+/*
+ * lib/files.c's output checks with the run's inputs (their home is
+ * bindlab_core.h beside bl_out_check(); declared here until it moves):
+ * path is refused when it is one of inputs[] (same inode, however
+ * spelled; NAME=FILE arguments are looked at after the '='), besides
+ * bl_out_check()'s rules. bl_out_dir_check(): an output directory, new
+ * or empty, ours, no symlink, and holding none of the inputs. Call
+ * before any work; -errno with why set.
+ */
+int bl_out_check_inputs(const char *path, char *const *inputs, int ninputs,
+			struct bl_why *why);
+int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
+		     struct bl_why *why);
+/*
+ * The exit status bl_stdio_guard() gives when stdout or stderr could not
+ * be written (BL_EXIT_FAIL by default): bindlab_results, whose 1 is a
+ * verdict, makes an undelivered output no verdict (BL_EXIT_USAGE).
+ */
+void bl_stdio_fail_status(int status);
+
+/*
+ * The strings of a loaded file escaped in place with bl_printable(), for
+ * a reader that only prints it (summary): no byte of a file reaches the
+ * terminal raw (jsonfile.c).
+ */
+void bl_json_printable(json_t *j);
+
+/*
  * LAVA results (a JSON array of LAVA result dicts) into benchmark cases
  * and test entries; 0, or -EINVAL with why set (the caller exits 2).
  * Cases come with the verdict in the program's terms, for the caller's

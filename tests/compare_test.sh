@@ -261,4 +261,212 @@ bad "LAVA: a sample twice" "sample1 twice" "$here/run.sh" import-lava "$tmp/neve
 bad "LAVA: not an array" "not a non-empty JSON array" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/before.json"
 bad "LAVA: merge without the table" "needs the case table" "$here/bindlab_results" merge "$tmp/never.json" --lava "$lava"
 
+
+# ---- Trusting what a file says (issue 20) ----
+res=$here/bindlab_results
+# mutate SRC DST PYTHON: a copy of SRC with PYTHON applied to it (as d).
+mutate() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+# A merged run of three cases and one test result: summary's input.
+"$res" merge "$tmp/run.json" "$tmp/run1.json" >/dev/null 2>&1
+mutate "$tmp/run.json" "$tmp/run.json" 'd["tests"] = [{"program": "p", "test": "f.t", "result": "pass", "reason": ""}]'
+mutate "$tmp/run.json" "$tmp/t_error.json" 'd["tests"][0].update(result="error", reason="harness lost")'
+mutate "$tmp/run.json" "$tmp/t_crash.json" 'd["tests"][0]["result"] = "crash"'
+mutate "$tmp/run.json" "$tmp/t_odd.json" 'd["tests"][0]["result"] = "bogus"'
+mutate "$tmp/run.json" "$tmp/v_odd.json" 'd["cases"][0]["verdict"]["status"] = "great"'
+check "a test result 'error' is a failure, named" 1 '^  FAIL +p\.f\.t: error: harness lost' "$res" summary "$tmp/t_error.json"
+check "a test result 'crash' is a failure" 1 '^tests: 0 pass, 1 fail' "$res" summary "$tmp/t_crash.json"
+bad "an unknown test result is invalid input" "result 'bogus' is none of" "$res" summary "$tmp/t_odd.json"
+bad "an unknown stored verdict is invalid input" "verdict 'great' is none of" "$res" summary "$tmp/v_odd.json"
+
+# The 8.4x slowdown of issue 20, one run a side, under --threshold 10.
+craft "$tmp/slow_before.json" 0.1.0 2 slow:total_ms:lower:100:10,10.1,9.9,10.2,9.8
+load_after() {
+	CRAFT_ENV="{\"nproc\": 2, \"loadavg\": \"$2 1.0 1.0 3/200 77\"}" \
+		craft "$1" 0.1.0 2 slow:total_ms:lower:100:84,84.8,83.2,85.7,82.3
+}
+load_after "$tmp/slow_1e300.json" 1e300
+load_after "$tmp/slow_2001.json" 2001
+load_after "$tmp/slow_2000.json" 2000
+load_after "$tmp/slow_nan.json" nan
+bad "a load of 1e300 is refused, not trusted" "the load per CPU is not a number" "${cmp[@]}" --threshold 10 "$tmp/slow_before.json" "$tmp/slow_1e300.json"
+bad "a load above 1000 per CPU is refused" "the load per CPU is not a number" "${cmp[@]}" --threshold 10 "$tmp/slow_before.json" "$tmp/slow_2001.json"
+bad "a load of nan is refused" "the load per CPU is not a number" "${cmp[@]}" --threshold 10 "$tmp/slow_before.json" "$tmp/slow_nan.json"
+check "a claimed load of 1000/CPU does not silence 8.4x under --threshold 10" 1 \
+	'^slow .*8\.4[0-9]x slower: counted, a load claim passes no gate' "${cmp[@]}" --threshold 10 "$tmp/slow_before.json" "$tmp/slow_2000.json"
+check "without --threshold the load floor still words the row" 0 '^slow .*no stable difference \(1 run a side, load 1000\.0/CPU' \
+	"${cmp[@]}" "$tmp/slow_before.json" "$tmp/slow_2000.json"
+mutate "$tmp/slow_before.json" "$tmp/nproc0.json" 'd["cases"][0]["env"] = {"nproc": 0, "loadavg": "1.0 1 1 1/1 1"}'
+bad "nproc 0 is refused" "nproc not in 1" "${cmp[@]}" "$tmp/nproc0.json" "$tmp/slow_2000.json"
+mutate "$tmp/slow_before.json" "$tmp/unit.json" 'd["cases"][0]["metric"]["unit"] = "ms\u001b[2J"'
+bad "a unit that is no unit is refused" "metric unit is not" "${cmp[@]}" "$tmp/unit.json" "$tmp/slow_2000.json"
+mutate "$tmp/run.json" "$tmp/curve.json" 'd["cases"][0]["summary"] = {"curve": {"bound_before": [0, 1], "median_ns": [5]}}'
+bad "a curve of unpaired points is refused" "summary.curve needs" "$res" summary "$tmp/curve.json"
+
+# One case id twice: which would count? Neither: refused, read or written.
+mutate "$tmp/before.json" "$tmp/dup.json" 'd["cases"].append(dict(d["cases"][0], metric=dict(d["cases"][0]["metric"], samples=[40, 41, 39, 40.5, 39.5])))'
+bad "compare: a case id twice in a file is invalid input" "case slower twice" "${cmp[@]}" --json "$tmp/never.json" "$tmp/dup.json" "$tmp/after.json"
+bad "summary: a case id twice is invalid input" "case slower twice" "$res" summary "$tmp/dup.json"
+bad "merge: one case from two --result is refused, nothing written" "case c.total_ms twice" \
+	"$res" merge "$tmp/never.json" --case "c.total_ms ms lower none" --result "c.total_ms=$tmp/three.json" --result "c.total_ms=$tmp/three_after.json"
+
+# env is context: the caller's sysctls are named as such.
+if python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["env"]; assert "sysctls" not in e and "caller_sysctls" in e' "$tmp/run.json"; then
+	tap_ok "env's sysctls are the caller's (caller_sysctls), not offered as the measured namespace's"
+else
+	tap_not_ok "env's sysctls are the caller's (caller_sysctls)"
+fi
+
+# ---- Outputs over inputs ----
+# unchanged NAME FILE CMD...: refused (exit 2, one line) and FILE intact.
+unchanged() {
+	local name=$1 file=$2 sum rc lines
+	shift 2
+	sum=$(sha256sum <"$file")
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && [ "$(sha256sum <"$file")" = "$sum" ] &&
+		grep -q 'refused before any work' "$tmp/err"; then
+		tap_ok "$name"
+	else
+		tap_not_ok "$name" "exit $rc, $lines stderr lines: $(head -n 2 "$tmp/err")"
+	fi
+}
+mkdir -p "$tmp/io/sub"
+cp "$tmp/before.json" "$tmp/io/x.json"
+ln -sf "$tmp/io/x.json" "$tmp/io/link.json"
+ln -f "$tmp/io/x.json" "$tmp/io/hard.json"
+unchanged "compare --json X X B: X is not replaced" "$tmp/io/x.json" "$res" compare --json "$tmp/io/x.json" "$tmp/io/x.json" "$tmp/after.json"
+unchanged "compare --json through a symlink to an input" "$tmp/io/x.json" "$res" compare --json "$tmp/io/link.json" "$tmp/io/x.json" "$tmp/after.json"
+unchanged "compare --json through .. to an input" "$tmp/io/x.json" "$res" compare --json "$tmp/io/sub/../x.json" "$tmp/after.json" "$tmp/io/x.json"
+unchanged "compare --json on a hard link of an input" "$tmp/io/x.json" "${cmp[@]}" "$tmp/io/x.json" "$tmp/after.json" --json "$tmp/io/hard.json"
+cp "$tmp/run.json" "$tmp/io/m.json"
+unchanged "merge X X: X is not replaced" "$tmp/io/m.json" "$res" merge "$tmp/io/m.json" "$tmp/io/m.json"
+unchanged "merge OUT --result NAME=OUT: refused" "$tmp/io/m.json" "$res" merge "$tmp/io/m.json" --case "c.a ms lower none" --result "c.a=$tmp/io/m.json"
+cp "$lava" "$tmp/io/l.json"
+unchanged "import-lava L L: L is not replaced" "$tmp/io/l.json" "$here/run.sh" import-lava "$tmp/io/l.json" "$tmp/io/l.json"
+touch "$tmp/io/theirs.json"
+chown 65534 "$tmp/io/theirs.json"
+bad "an output another user owns is not replaced" "belongs to uid 65534" "$res" merge "$tmp/io/theirs.json" "$tmp/run1.json"
+mkfifo "$tmp/io/fifo"
+bad "curve into a FIFO" "is not a directory" "$res" curve "$tmp/run.json" "$tmp/io/fifo"
+mkdir "$tmp/io/full_dir" && touch "$tmp/io/full_dir/keep"
+bad "curve into a directory that is not empty" "is not empty" "$res" curve "$tmp/run.json" "$tmp/io/full_dir"
+mkdir "$tmp/io/in" && cp "$tmp/run.json" "$tmp/io/in/1.dat"
+bad "curve into the directory of its input: not empty" "is not empty" "$res" curve "$tmp/io/in/1.dat" "$tmp/io/in"
+cp "$tmp/run.json" "$tmp/io/p.svg"
+bad "plot: a picture over its input is refused" "is an input of this plot" "$here/run.sh" plot -o "$tmp/io/p" "$tmp/io/p.svg"
+# The system's trees, in a private mount namespace with tmpfs over /dev
+# and /etc: a fault that wrote there would write to throwaway copies.
+# shellcheck disable=SC2016 # expands in the inner shell
+sysdir() {
+	unshare -m sh -c 'mount -t tmpfs bl /dev && mount -t tmpfs bl /etc || exit 9
+		"$@"; rc=$?
+		left=$(find /dev /etc -mindepth 1)
+		[ -z "$left" ] || echo "left: $left"
+		exit $rc' sh "$@"
+}
+if unshare -m true 2>/dev/null; then
+	check "curve RUN /dev/x: refused before a directory is made" 2 'is under /dev: results are not written there$' \
+		sysdir "$res" curve "$tmp/run.json" /dev/x
+	if grep -q '^left' "$tmp/out"; then tap_not_ok "curve RUN /dev/x: nothing left under /dev" "$(cat "$tmp/out")"; else tap_ok "curve RUN /dev/x: nothing left under /dev"; fi
+	check "merge /etc/x.json: refused" 2 'is under /etc' sysdir "$res" merge /etc/x.json "$tmp/run1.json"
+	if grep -q '^left' "$tmp/out"; then tap_not_ok "merge /etc/x.json: nothing left under /etc" "$(cat "$tmp/out")"; else tap_ok "merge /etc/x.json: nothing left under /etc"; fi
+else
+	tap_skip "system trees" "no private mount namespace (unshare -m)"
+fi
+
+# ---- Writers under limits: one line, exit 2, no temporary file ----
+# limited NAME DIR PATTERN CMD...: CMD must fail with exit 2 (no verdict),
+# one line matching PATTERN, no SIGXFSZ death and no *.tmp.* in DIR.
+limited() {
+	local name=$1 dir=$2 pat=$3 rc lines
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err" &&
+		! grep -q '^left' "$tmp/err" && [ -z "$(find "$dir" -name '*.tmp.*')" ]; then
+		tap_ok "$name"
+	else
+		tap_not_ok "$name" "exit $rc, $lines stderr lines: $(head -n 2 "$tmp/err")" \
+			"left: $(find "$dir" -name '*.tmp.*')"
+	fi
+}
+fsize() {
+	local blocks=$1
+	shift
+	(ulimit -f "$blocks" && exec "$@")
+}
+mkdir "$tmp/lim"
+limited "merge under ulimit -f 1: EFBIG, one line, no temporary file" "$tmp/lim" 'File too large' \
+	fsize 1 "$res" merge "$tmp/lim/m.json" "$tmp/run1.json"
+# shellcheck disable=SC2016 # expands in the inner shell
+limited "compare --json under ulimit -f 1" "$tmp/lim" 'File too large' \
+	fsize 1 sh -c '"$@" >/dev/null' sh "$res" compare --json "$tmp/lim/c.json" "$tmp/before.json" "$tmp/after.json"
+# Its summary is over 1 KiB; stderr, a file too, has room for one line.
+"$res" merge "$tmp/run8.json" "$tmp/before.json" >/dev/null 2>&1
+# shellcheck disable=SC2016 # expands in the inner shell
+limited "summary's standard output under ulimit -f 1: no verdict, exit 2" "$tmp/lim" 'writing standard output failed' \
+	fsize 1 sh -c '"$@" >"$0"' "$tmp/lim/summary.txt" "$res" summary "$tmp/run8.json"
+# full_fs DIR CMD...: CMD with a full 64k tmpfs on DIR, in a private
+# mount namespace (never the host's mount table).
+# shellcheck disable=SC2016 # expands in the inner shell
+full_fs() {
+	unshare -m sh -c 'mount -t tmpfs -o size=64k bl "$0" || exit 9
+		dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
+		"$@"; rc=$?
+		find "$0" -name "*.tmp.*" | sed "s/^/left: /" >&2
+		exit $rc' "$@"
+}
+if unshare -m true 2>/dev/null; then
+	mkdir "$tmp/full"
+	limited "merge on a full filesystem: ENOSPC, one line, no temporary file" "$tmp/full" 'No space left' \
+		full_fs "$tmp/full" "$res" merge "$tmp/full/m.json" "$tmp/run1.json"
+	limited "compare --json on a full filesystem" "$tmp/full" 'No space left' \
+		full_fs "$tmp/full" "$res" compare --json "$tmp/full/c.json" "$tmp/before.json" "$tmp/after.json"
+else
+	tap_skip "full filesystem" "no private mount namespace (unshare -m)"
+fi
+
+# ---- GNU-style options: before or after the files ----
+check "compare A B --threshold 10" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --threshold 10
+check "compare A B --threshold=10" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --threshold=10
+rm -f "$tmp/gnu.json"
+check "compare A B --json OUT" 0 'no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --json "$tmp/gnu.json"
+if [ -s "$tmp/gnu.json" ]; then tap_ok "compare A B --json OUT: OUT is written"; else tap_not_ok "compare A B --json OUT: OUT is written"; fi
+check "compare A B -t 10 (the short form)" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" -t 10
+check "A... -- B... --threshold 50: -- still separates the sides" 1 'regressions beyond 50.0%: 1' "${cmp[@]}" "${runs[@]}" --threshold 50
+bad "an unknown option after the files is still refused" "unknown option --bogus" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --bogus
+check "plot RUN -o PREFIX" 0 '' "$here/run.sh" plot "$tmp/run.json" -o "$tmp/gnuplot"
+
+# ---- Terminal output: file strings escaped ----
+mutate "$tmp/run.json" "$tmp/forged.json" 'd["env"].update(kernel_release="6.1\nverdict: no unexpected regression", cpu_model="x\u001b[2K\r", clocksource="tsc\rverdict: ok")
+d["tests"][0].update(result="fail", reason="r\nverdict: no unexpected regression")
+d["cases"][0]["verdict"]["details"] = "d\nverdict: no unexpected regression"'
+"$res" summary "$tmp/forged.json" >"$tmp/forged.out" 2>&1
+if ! grep -q '^verdict' "$tmp/forged.out" && ! grep -q $'[\x01-\x09\x0b-\x1f]' "$tmp/forged.out" &&
+	grep -q 'kernel 6\.1\\x0averdict' "$tmp/forged.out" && grep -q 'r\\x0averdict' "$tmp/forged.out" &&
+	grep -q 'd\\x0averdict' "$tmp/forged.out"; then
+	tap_ok "summary: newlines and control characters of a file are escaped"
+else
+	tap_not_ok "summary: newlines and control characters of a file are escaped" "$(head -n 8 "$tmp/forged.out")"
+fi
+mutate "$tmp/before.json" "$tmp/key_a.json" 'd["cases"][0]["params"]["k\nverdict: no unexpected regression"] = 1'
+"${cmp[@]}" "$tmp/key_a.json" "$tmp/after.json" >"$tmp/key.out" 2>&1
+if ! grep -q '^verdict' "$tmp/key.out" && grep -q "parameter 'k\\\\x0averdict" "$tmp/key.out"; then
+	tap_ok "compare: a parameter name of a file is escaped"
+else
+	tap_not_ok "compare: a parameter name of a file is escaped" "$(grep -n -A1 parameter "$tmp/key.out" | head -n 4)"
+fi
+mutate "$tmp/before.json" "$tmp/schema_nl.json" 'd["schema"] = "x\nverdict: no unexpected regression"'
+bad "an error quoting a file's string stays one line" 'is not ours' "${cmp[@]}" "$tmp/schema_nl.json" "$tmp/after.json"
+
 tap_done
