@@ -21,8 +21,10 @@ bl_lowfd_prefix() {
 bl_lowfd_works() {
 	local got
 
-	command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
-		{ echo "needs setpriv and prlimit (util-linux)"; return 1; }
+	if ! command -v setpriv >/dev/null || ! command -v prlimit >/dev/null; then
+		echo "needs setpriv and prlimit (util-linux)"
+		return 1
+	fi
 	bl_lowfd_prefix "$1"
 	# shellcheck disable=SC2016 # expands in the inner shell
 	got=$("${lowfd[@]}" bash -c 'echo "$(ulimit -Hn) $(ulimit -Sn)"
