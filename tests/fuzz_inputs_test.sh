@@ -4,7 +4,8 @@
 # The fuzzer generated from tests/inputs.tsv (tests/fuzz/inputs_fuzz.py):
 # boundary values for every row with a probe, each checked against the
 # row's promise. Seeded (BINDLAB_FUZZ_SEED, else random; printed first),
-# bounded (BINDLAB_FUZZ_BUDGET seconds, default 80, two at a time). It
+# bounded (BINDLAB_FUZZ_BUDGET seconds, default 80, two at a time);
+# BINDLAB_FUZZ_ROWS=REGEX fuzzes only the rows whose name matches. It
 # runs in a mount namespace of its own whose /tmp is a fresh tmpfs, so
 # that this test also sees whatever a program writes to /tmp; afterwards
 # nothing may be there but the run's own directory, and /, /dev, the
@@ -67,7 +68,8 @@ while IFS= read -r line; do
 	"end	"*) ended=${line#*	} ;;
 	*) echo "$line" ;;
 	esac
-done < <(export -f inner; export here ksft seed budget
+done < <(export -f inner; export here ksft seed budget BINDLAB_FUZZ_ROWS
+	[ -n "${BINDLAB_FUZZ_ROWS:-}" ] || export -n BINDLAB_FUZZ_ROWS
 	unshare -m --propagation private bash -c inner 2>&1)
 # Fail closed: a fuzzer that stopped early (a crash of its own) fails.
 if [ -n "$ended" ]; then
