@@ -498,6 +498,9 @@ def main():
     only = os.environ.get("BINDLAB_FUZZ_ROWS")
     if only:
         rows = [r for r in rows if re.search(only, r.name())]
+        if not rows:
+            print("inputs_fuzz: BINDLAB_FUZZ_ROWS=%s selects no row" % only, file=sys.stderr)
+            return 2
     make_fixtures()
     counter = itertools.count()
     deadline = time.monotonic() + BUDGET
