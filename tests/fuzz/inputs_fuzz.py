@@ -189,7 +189,7 @@ def run(row, case, n):
     files = written(work)
     subprocess.run(["rm", "-rf", work], check=False)
     r = Result(rc, out, err, left, files)
-    r.out_path = out_path
+    r.out_path, r.limit = out_path, limit
     return r
 
 
@@ -235,7 +235,7 @@ def one_line(row, r, value=b""):
 def judge(row, case, r):
     """None, or what is wrong with result r of case."""
     if r.rc == "timeout":
-        return "timed out after %d s" % TIMEOUT[row.mode]
+        return "timed out after %d s" % r.limit
     if r.rc < 0:
         return "killed by signal %d" % -r.rc
     if r.left:
