@@ -108,7 +108,8 @@ static int parse_option(void *ctx, int c, const char *arg,
 	switch (c) {
 	case 'f':
 		if (bl_family_parse(arg, &o->spec.family))
-			return bl_why_set(why, EINVAL, "unknown family '%s'", arg);
+			return bl_why_set(why, EINVAL, "unknown family '%s'",
+					  bl_printable(arg));
 		break;
 	case 'p':
 		err = bl_arg_long("port", arg, 0, 65535, &v, why);
@@ -148,14 +149,15 @@ static int parse_positional(struct opts *o, int argc, char **argv,
 		if (argv[i][0] == '-' && argv[i][1] && !isdigit(argv[i][1]))
 			return bl_why_set(why, EINVAL,
 					  "option %s after the arguments: options go first",
-					  argv[i]);
+					  bl_printable(argv[i]));
 	if (argc != 3)
 		return bl_why_set(why, EINVAL,
 				  "expected 3 arguments (mode, addresses, N), got %d",
 				  argc);
 	parse_mode(o, argv[0]);
 	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(argv[0], "none"))
-		return bl_why_set(why, EINVAL, "unknown mode '%s'", argv[0]);
+		return bl_why_set(why, EINVAL, "unknown mode '%s'",
+				  bl_printable(argv[0]));
 	err = parse_addrs(o, argv[1], why);
 	if (!err)
 		err = bl_arg_long("N", argv[2], 1, 10000000, &o->spec.n, why);
@@ -210,8 +212,6 @@ static int check_env(const struct opts *o, struct bl_why *why)
 	long fdmax = bl_fd_hard_limit();
 	int err;
 
-	if (o->json && bl_out_check(o->json, why))
-		return BL_EXIT_USAGE;
 	/* Root with CAP_SYS_RESOURCE may still raise the hard limit. */
 	if (fdmax > 0 && o->spec.n + BL_FD_SLACK > fdmax &&
 	    bl_fd_reserve(o->spec.n, why))
@@ -537,6 +537,11 @@ static int setup(struct opts *o, int argc, char **argv, bool *done)
 		print_usage(stderr);
 		return BL_EXIT_USAGE;
 	}
+	/* The destination is part of the command line: bisect's check too. */
+	if (o->json && bl_out_check(o->json, &why)) {
+		fprintf(stderr, "%s: %s\n", prog, why.msg);
+		return BL_EXIT_USAGE;
+	}
 	if (bl_check_args_only())
 		return BL_EXIT_PASS;
 	ret = check_env(o, &why);
@@ -591,6 +596,11 @@ int main(int argc, char **argv)
 
 	prog = basename(argv[0]);
 	bl_stdio_guard();
+	/*
+	 * A file size limit is a write error like any other (EFBIG, exit 1
+	 * with the errno), not a SIGXFSZ that kills the run unexplained.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	ret = setup(&o, argc, argv, &done);
 	if (done)
 		return ret;

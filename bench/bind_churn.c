@@ -102,6 +102,11 @@ static int parse_reuse(struct churn_opts *o, const char *arg,
 			o->reuse[o->nreuse++] = v;
 		return 0;
 	}
+	/* strtok_r() would skip them: ",0" and "0,,1" are not lists. */
+	if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+	    strstr(arg, ",,"))
+		return bl_why_set(why, EINVAL, "--tw-reuse '%s': an empty value",
+				  bl_printable(arg));
 	copy = strdup(arg);
 	if (!copy)
 		return bl_why_set(why, ENOMEM, "out of memory");
@@ -130,7 +135,8 @@ static int parse_range(struct churn_opts *o, const char *arg,
 
 	if (!dash || dash == arg || (size_t)(dash - arg) >= sizeof(lo) ||
 	    strlen(dash + 1) >= sizeof(hi))
-		return bl_why_set(why, EINVAL, "port range '%s' is not LO-HI", arg);
+		return bl_why_set(why, EINVAL, "port range '%s' is not LO-HI",
+				  bl_printable(arg));
 	memcpy(lo, arg, dash - arg);
 	lo[dash - arg] = '\0';
 	snprintf(hi, sizeof(hi), "%s", dash + 1);
@@ -151,7 +157,8 @@ static int churn_option(void *ctx, int c, const char *arg,
 	case 'f':
 		if (bl_family_parse(arg, &o->spec.family) ||
 		    o->spec.family == BL_FAM_MAPPED)
-			return bl_why_set(why, EINVAL, "family '%s' is neither 4 nor 6", arg);
+			return bl_why_set(why, EINVAL, "family '%s' is neither 4 nor 6",
+					  bl_printable(arg));
 		return 0;
 	case 'n':
 		return bl_arg_long("connections", arg, 1, CHURN_MAX_N,
@@ -218,7 +225,7 @@ static int churn_parse(struct churn_opts *o, int argc, char **argv,
 		return err;
 	if (optind < argc)
 		return bl_why_set(why, EINVAL, "unexpected argument '%s'",
-				  argv[optind]);
+				  bl_printable(argv[optind]));
 	if (o->rounds * o->nreuse * o->time_s > CHURN_MAX_WALL)
 		return bl_why_set(why, EINVAL,
 				  "%ld rounds x %d values x %ld s exceed %d s",
@@ -727,5 +734,7 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	bl_stdio_guard();
+	/* A file size limit is a write error (EFBIG), not a SIGXFSZ death. */
+	signal(SIGXFSZ, SIG_IGN);
 	return churn_main(argc, argv);
 }

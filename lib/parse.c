@@ -4,6 +4,9 @@
  * "0x10", "1e3", "inf" and overflow are all errors, so that a value means
  * the same to every program and to run.sh's shell counterpart.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* program_invocation_short_name */
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -67,24 +70,33 @@ static int unknown_long(const char *arg, struct bl_why *why)
 {
 	size_t len = strcspn(arg, "=");
 
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), arg);
 	if (arg[len])
-		return bl_why_set(why, EINVAL, "option %.*s takes no value or is unknown",
-				  (int)len, arg);
-	return bl_why_set(why, EINVAL, "unknown option %s", arg);
+		return bl_why_set(why, EINVAL, "option %s takes no value or is unknown",
+				  bl_printable(name));
+	return bl_why_set(why, EINVAL, "unknown option %s", bl_printable(arg));
 }
 
 int bl_getopt_error(int c, char **argv, struct bl_why *why)
 {
 	const char *arg = argv[optind - 1];
 
+	char opt[2] = { (char)optopt, '\0' };
+
+	/* Values reach the terminal: never a raw control character. */
 	if (c == ':')
-		return bl_why_set(why, EINVAL, "option %s needs a value", arg);
+		return bl_why_set(why, EINVAL, "option %s needs a value",
+				  bl_printable(arg));
 	if (c == '?' && !strncmp(arg, "--", 2))
 		return unknown_long(arg, why);
 	if (c == '?' && optopt)
-		return bl_why_set(why, EINVAL, "unknown option -%c", optopt);
+		return bl_why_set(why, EINVAL, "unknown option -%s",
+				  bl_printable(opt));
 	if (c == '?')
-		return bl_why_set(why, EINVAL, "unknown option %s", arg);
+		return bl_why_set(why, EINVAL, "unknown option %s",
+				  bl_printable(arg));
 	return 0;
 }
 
@@ -119,7 +131,7 @@ static int arg_why(int err, const char *what, const char *s,
 				  range);
 	if (err)
 		return bl_why_set(why, EINVAL, "%s '%.64s' is not a number",
-				  what, s);
+				  what, bl_printable(s));
 	return 0;
 }
 
@@ -164,11 +176,22 @@ bool bl_case_id_valid(const char *id)
 	return true;
 }
 
+/*
+ * BINDLAB_CHECK_ARGS=1: check the command line, run nothing. Unset, empty
+ * or 0: run. Anything else is a mistake that must not turn into a real
+ * run (bisect relies on the check): one line, exit 2.
+ */
 bool bl_check_args_only(void)
 {
 	const char *s = getenv("BINDLAB_CHECK_ARGS");
 
-	return s && !strcmp(s, "1");
+	if (!s || !*s || !strcmp(s, "0"))
+		return false;
+	if (!strcmp(s, "1"))
+		return true;
+	fprintf(stderr, "%s: BINDLAB_CHECK_ARGS '%s' is neither 0 nor 1\n",
+		program_invocation_short_name, bl_printable(s));
+	exit(BL_EXIT_USAGE);
 }
 
 const char *bl_printable(const char *s)

@@ -28,11 +28,21 @@ declare -gA BL_CASE_ROW=()
 # words of [a-z0-9_], each starting with a letter or digit.
 BL_CASE_NAME_RE='^[a-z][a-z0-9_]*\.[a-z0-9][a-z0-9_]*\.[a-z][a-z0-9_]*$'
 
+# The table is read by programs of the suite; a bad row is their usage
+# error, so it names the program (README: one line, "PROG: ..."). Words
+# of the row reach the terminal: control characters are shown as ^X, so
+# the error stays one line and cannot drive the terminal.
 bl_case_bad()
 {
-	echo "${BL_PROG:-cases}: $BL_CASES_FILE:$1: $2" >&2
+	local msg="$BL_CASES_FILE:$1: $2"
+
+	printf '%s: %s\n' "${BL_PROG:-${0##*/}}" "$(printf '%s' "$msg" | cat -v | tr -d '\n')" >&2
 	return 1
 }
+
+# The table is a few rows: a file over this is not one (and a huge one
+# would keep every reader in its read loop).
+BL_CASES_MAX_BYTES=65536
 
 # bl_case_check LINE NAME UNIT BETTER VERDICT N FULL_N COMMAND...: one row.
 bl_case_check()
@@ -70,6 +80,11 @@ bl_cases_load()
 	BL_CASE_NAMES=()
 	BL_CASE_ROW=()
 	[ -f "$file" ] && [ -r "$file" ] || bl_case_bad 0 "cannot read the case table" || return
+	[ "$(stat -c %s -- "$file")" -le "$BL_CASES_MAX_BYTES" ] ||
+		bl_case_bad 0 "more than $BL_CASES_MAX_BYTES bytes: not a case table" || return
+	# read drops NUL bytes silently: a table with one is not the table.
+	[ "$(tr -d '\000' < "$file" | wc -c)" -eq "$(stat -c %s -- "$file")" ] ||
+		bl_case_bad 0 "a NUL byte: not a case table" || return
 	while IFS= read -r rest || [ -n "$rest" ]; do
 		line=$((line + 1))
 		[[ $rest =~ ^[[:space:]]*(#|$) ]] && continue
@@ -99,7 +114,7 @@ bl_case_known()
 bl_case_need()
 {
 	bl_case_known "$1" && return
-	echo "${BL_PROG:-cases}: no case '$1' in $BL_CASES_FILE" >&2
+	echo "${BL_PROG:-${0##*/}}: no case '$(printf '%s' "$1" | cat -v | tr -d '\n')' in $BL_CASES_FILE" >&2
 	return 1
 }
 

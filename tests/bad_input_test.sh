@@ -7,9 +7,12 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
+# shellcheck source=tests/fdlimit.sh
+. "$here/tests/fdlimit.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here" || exit 1
+echo "# CAP_SYS_RESOURCE: $(bl_sys_resource)"
 
 trim() {
 	local s=$1
@@ -24,6 +27,16 @@ while IFS='|' read -r want msg cmd; do
 	cmd=$(trim "$cmd")
 	# The table is ours: its command lines are shell words.
 	eval "set -- $cmd"
+	# "lowfd N CMD": RLIMIT_NOFILE N for root too (tests/fdlimit.sh).
+	if [ "$1" = lowfd ]; then
+		if ! why=$(bl_lowfd_works "$2"); then
+			tap_not_ok "$cmd -> $want" "$why"
+			continue
+		fi
+		bl_lowfd_prefix "$2"
+		shift 2
+		set -- "${lowfd[@]}" "$@"
+	fi
 	touch "$tmp/stamp"
 	# Bounded: an input that hangs a program is a failure, not a stuck test.
 	timeout -k 2 30 "$@" </dev/null >"$tmp/out" 2>"$tmp/err"

@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/tap.sh"
 # shellcheck source=scripts/strict.sh
 . "$here/scripts/strict.sh"
+# shellcheck source=tests/fdlimit.sh
+. "$here/tests/fdlimit.sh"
 tmp=$(mktemp -d)
 [ -d "$tmp" ] || exit 1
 trial=
@@ -105,17 +107,22 @@ section_verdicts() {
 	"$res" merge "$tmp/empty.json" 2>/dev/null
 	expect "a run with nothing in it fails" 1 'nothing was measured' "$res" summary "$tmp/empty.json"
 	# The main job with too few descriptors: benchmarks SKIP with the
-	# reason and are listed; the verdict never rests on nothing.
-	EXPECT_SECS=300 expect "low fd limit: main job lists each benchmark as skipped with the reason" 0 \
-		'skipped +benchmark\.bind_fastreuse\.v4_reuseaddr_same\.total_ms: needs 4032 file descriptors' \
-		prlimit --nofile=1000:1000 "$here/run.sh" --results "$tmp/lowfd"
-	expect "bind_bench: fd shortage is a SKIP (exit 4) with the reason" 4 'SKIP: needs 4032 file descriptors' \
-		prlimit --nofile=1000:1000 "$bb" -q reuseaddr same 4000
+	# reason and are listed; the verdict never rests on nothing. The
+	# limit holds for root with CAP_SYS_RESOURCE too (tests/fdlimit.sh).
+	local why
+	if why=$(bl_lowfd_works 1000); then
+		bl_lowfd_prefix 1000
+		EXPECT_SECS=300 expect "low fd limit: main job lists each benchmark as skipped with the reason" 0 \
+			'skipped +benchmark\.bind_fastreuse\.v4_reuseaddr_same\.total_ms: needs 4032 file descriptors' \
+			"${lowfd[@]}" "$here/run.sh" --results "$tmp/lowfd"
+		expect "bind_bench: fd shortage is a SKIP (exit 4) with the reason" 4 'SKIP: needs 4032 file descriptors' \
+			"${lowfd[@]}" "$bb" -q reuseaddr same 4000
+	else
+		tap_not_ok "RLIMIT_NOFILE 1000 that root cannot raise" "$why"
+	fi
 	expect "bisect's check of a case uses bind_bench's parser" 2 'N 0 out of range' \
 		env BINDLAB_CHECK_ARGS=1 "$bb" reuseaddr same 0
 	expect "BINDLAB_CHECK_ARGS=1 runs nothing" 0 '' env BINDLAB_CHECK_ARGS=1 "$bb" -b 1 reuseaddr same 10
-	expect "BINDLAB_CHECK_ARGS=1: a filter of the harness is checked" 2 'selects no test' \
-		env BINDLAB_CHECK_ARGS=1 "$here/bind_bhash_test" -r nosuch.test
 }
 
 section_writer() {
@@ -141,11 +148,10 @@ section_writer() {
 	# shellcheck disable=SC2016
 	expect "stdout on /dev/full: summary fails" 1 'writing standard output failed' \
 		sh -c '"$0" summary "$1" >/dev/full' "$res" "$out/a.json"
-	# shellcheck disable=SC2016
-	expect "stdout on /dev/full: kselftest fails" 1 'writing standard output failed' \
-		sh -c '"$0" -r bind_addr.v4_any__v4_any.plain >/dev/full' "$here/bind_bhash_test"
+	# A kselftest's stdout is the harness's: one lost to /dev/full is a
+	# KTAP with no plan, which the summary fails ("reported nothing").
 	if "$bb" -q -b 1 -j - reuseaddr same 10 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)' &&
-		"$here/tw_reuse_loopback" churn -q -n 50 -R 1 -j - 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)'; then
+		"$here/bind_churn" -q -n 50 -R 1 -j - 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)'; then
 		tap_ok "-j - is pure JSON on stdout (bind_bench, churn)"
 	else
 		tap_not_ok "-j - is pure JSON on stdout"
@@ -254,7 +260,7 @@ section_ownership() {
 		trial "kselftest harness in a test" "$sig" 'bind_bhash_test' \
 			"$here/bind_bhash_test" -f bind_fastreuse
 		trial "bind_bench in a round" "$sig" 'bind_bench' "$bb" -q -r 50 reuseaddr same 12000
-		trial "churn in a run" "$sig" 'churn' "$here/tw_reuse_loopback" churn -q -n 2000000 -t 30 -R 1
+		trial "churn in a run" "$sig" 'bind_churn' "$here/bind_churn" -q -n 2000000 -t 30 -R 1
 	done
 	# The kselftest runner's timeout signals the program alone.
 	trial "kselftest under timeout --foreground" TERM 'bind_bhash_test' \
@@ -361,6 +367,7 @@ dev_state() {
 }
 
 make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit 1; }
+echo "# CAP_SYS_RESOURCE: $(bl_sys_resource)"
 dev_state >"$tmp/dev.before"
 # Sections named on the command line, or all of them.
 [ $# -gt 0 ] || set -- verdicts writer injection no_netns bounded result_files ownership

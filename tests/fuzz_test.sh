@@ -25,10 +25,11 @@ flags=(-g -O1 "-fsanitize=fuzzer,address,undefined" -D_GNU_SOURCE
 	-I"$here/lib" -I"$here/bench" -I"$ksft" $(pkg-config --cflags libmnl jansson))
 # shellcheck disable=SC2207
 libs=($(pkg-config --libs libmnl jansson) -lm)
-# Both layers, instrumented; not bind_churn's main().
+# Both layers, instrumented; not the programs of bench/ (bind_churn,
+# bindlab_results): their main() is not a library's.
 srcs=("$here"/lib/*.c)
 for f in "$here"/bench/*.c; do
-	[ "${f##*/}" = bind_churn.c ] || srcs+=("$f")
+	grep -q '^int main(' "$f" || srcs+=("$f")
 done
 
 for target in results bind_bench_cli; do

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The project's test command (./run.sh test, make check): unit tests of
-# the library, the command-line contract, bad inputs and fail-closed
+# the library, the inventory of inputs, the command-line contract, bad inputs and fail-closed
 # verdicts, the kselftests on the running kernel, the result-file tools,
 # style gates, sanitizers, fuzzing, host safety under SIGKILL and, unless
 # BINDLAB_KERNEL_LAB=0, the kernel lab. Every component speaks TAP/KTAP; tests/tap_report.awk counts
@@ -127,6 +127,7 @@ echo "check: logs in $logs"
 run_part unit "$here/tests/lib_test"
 run_part layout "$here/tests/layout_test.sh"
 run_part cli "$here/tests/cli_test.sh"
+run_part inventory "$here/tests/inventory_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
 run_part degraded "$here/tests/degraded_test.sh"
 run_part fail_closed "$here/tests/fail_closed_test.sh"
@@ -141,6 +142,7 @@ run_part style "$here/tests/style_test.sh"
 run_part sanitize "$here/tests/sanitize_test.sh"
 run_part fuzz "$here/tests/fuzz_test.sh"
 run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
+run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"

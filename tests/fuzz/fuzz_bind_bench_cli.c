@@ -4,8 +4,8 @@
  * The input is split at NUL bytes into argv; parse_args() must accept it
  * or explain why, never crash, and an accepted line must be one main()
  * can run. main() itself, with BINDLAB_CHECK_ARGS=1 in its environment
- * (what bisect uses), must agree: exit 0 for what parses, 2 for what does
- * not, and never start a run.
+ * (what bisect uses), must agree: exit 0 for what parses and names a
+ * destination it may write, 2 for anything else, and never start a run.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     o.buckets < 1 || o.buckets > o.spec.n || !o.mode ||
 		     o.spec.naddrs > o.spec.n))
 		abort();
+	/* The --json destination is part of the check (bisect relies on it). */
+	if (!ret && o.json && bl_out_check(o.json, &why))
+		ret = -EINVAL;
 	setenv("BINDLAB_CHECK_ARGS", "1", 1);
 	if (bind_bench_main(argc, argv) != (ret < 0 ? BL_EXIT_USAGE : 0))
 		abort();

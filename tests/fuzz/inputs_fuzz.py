@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The fuzzer generated from tests/inputs.tsv (tests/fuzz_inputs_test.sh).
+
+For each row with a probe: boundary values of its grammar (empty, huge,
+negative, non-numeric, over-long, control characters, duplicates, wrong
+types; for files a directory, a FIFO, devices, symlinks, the output
+itself, unreadable, read-only, RLIMIT_FSIZE and RLIMIT_NOFILE), each run
+by the probe and judged by the row's promise: the exit status, a one-line
+error that names the program, nothing written where it must not be, no
+process left. Rows of files are fuzzed by mutating a valid file of the
+format; signal rows are sent their signals at random times.
+
+usage: inputs_fuzz.py REPO TMP SEED BUDGET_SECONDS; TAP on stdout.
+"""
+import concurrent.futures
+import itertools
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import values
+import content
+
+REPO, TMP, SEED, BUDGET = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+FIX = TMP + "/fix"
+MARK = "BINDLAB_FUZZ_MARK"
+PROGRAMS = {"bind_bench", "bind_churn", "bindlab_results", "bind_bhash_test",
+            "tw_reuse_loopback", "bind_model_test", "run.sh"}
+TIMEOUT = {"check": 5, "real": 20, "lab": 5, "content": 10}
+# Invalid values a row of each kind gets at most (valid ones all run).
+SAMPLE = {"check": 12, "real": 8, "lab": 5, "content": 14}
+# Every run in a network namespace of its own: the host's is never seen.
+ISOLATE = [b"unshare", b"-n", b"--"]
+
+
+class Row:
+    """One row of the table."""
+
+    def __init__(self, line, fields):
+        (self.kind, self.program, self.input, self.grammar, self.valid,
+         self.invalid, self.probe, self.known, self.note) = fields
+        self.line = line
+        self.mode, _, self.cmd = self.probe.partition(" ")
+
+    def name(self):
+        return "%s %s %s" % (self.kind, self.program, self.input)
+
+
+def load_rows(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            rows.append(Row(n, line.split("\t")))
+    return rows
+
+
+def resolve(words):
+    """The probe's words with the program's path: env VAR=... may lead."""
+    out, i = [], 0
+    if words and words[0] == "env":
+        out.append("env")
+        i = 1
+        while i < len(words) and "=" in words[i]:
+            out.append(words[i])
+            i += 1
+    if i < len(words):
+        w = words[i]
+        if w in PROGRAMS or w.startswith(("kernel/", "lava/")):
+            w = REPO + "/" + w
+        out.append(w)
+        out.extend(words[i + 1:])
+    return out
+
+
+def argv_of(row, value, out_path=""):
+    """The command of row for value (bytes), and the environment it adds."""
+    words = shlex.split(row.cmd.replace("{T}", FIX).replace("{O}", out_path))
+    env = {}
+    if row.kind == "env":
+        env[row.input.split()[0].encode()] = value
+        return [w.encode() for w in resolve(words)], env
+    argv = []
+    for w in resolve(words):
+        b = w.encode()
+        argv.append(b.replace(b"@", value) if b"@" in b else b)
+    return argv, env
+
+
+def base_env(row, mark):
+    env = {b"PATH": os.environb.get(b"PATH", b"/usr/bin:/bin"),
+           b"LANG": b"C", MARK.encode(): mark.encode()}
+    # make needs the kselftest headers: the real ones, read only.
+    ksft = os.environ.get("BINDLAB_FUZZ_KSFT")
+    if ksft:
+        env[b"KSFT_DIR"] = ksft.encode()
+    if row.mode == "check":
+        env[b"BINDLAB_CHECK_ARGS"] = b"1"
+    return env
+
+
+def marked(mark):
+    """Processes whose environment carries the mark."""
+    pids = []
+    needle = ("%s=%s\0" % (MARK, mark)).encode()
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % p, "rb") as f:
+                if needle in f.read():
+                    pids.append(int(p))
+        except OSError:
+            pass
+    return pids
+
+
+def reap(mark):
+    """Kill what a run left; the names of what was left."""
+    left = []
+    for pid in marked(mark):
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                left.append(f.read().replace(b"\0", b" ")[:80].decode("ascii", "replace"))
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left
+
+
+class Result:
+    def __init__(self, rc, out, err, left, cwd_files):
+        self.rc, self.out, self.err = rc, out, err
+        self.left, self.cwd_files = left, cwd_files
+        self.out_path = ""
+
+
+def own_dirs(work):
+    """HOME, BINDLAB_CACHE and TMPDIR of one run, inside its directory."""
+    dirs = {b"HOME": work + "/home", b"BINDLAB_CACHE": work + "/cache", b"TMPDIR": work + "/tmp"}
+    for d in dirs.values():
+        os.makedirs(d)
+    return {k: v.encode() for k, v in dirs.items()}
+
+
+def written(work):
+    """What a run left in its own directory (its own HOME and caches too)."""
+    files = []
+    for top, _, names in os.walk(work):
+        files += [os.path.relpath(os.path.join(top, n), work) for n in names]
+    for d in ("home", "cache", "tmp"):
+        if os.listdir(os.path.join(work, d)):
+            files.append(d + "/" + os.listdir(os.path.join(work, d))[0])
+    return files
+
+
+def run(row, case, n):
+    """Run one case of row; a Result."""
+    mark = "%d.%d" % (SEED, n)
+    work = "%s/work/%d" % (TMP, n)
+    out_path = "%s/out/%d.json" % (TMP, n)
+    argv, extra = argv_of(row, case.value, out_path)
+    env = base_env(row, mark)
+    env.update(own_dirs(work))
+    env.update(extra)
+    env.update(case.env)
+    tags = known_tags(row)
+    limit = 2 if tags is not None and (not tags or case.tag in tags) else TIMEOUT[row.mode]
+    try:
+        p = subprocess.run(ISOLATE + case.wrap + argv, env=env, cwd=work,
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=limit, start_new_session=True)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, out, err = "timeout", e.stdout or b"", e.stderr or b""
+    if marked(mark):
+        time.sleep(0.1)
+    left = reap(mark)
+    files = written(work)
+    subprocess.run(["rm", "-rf", work], check=False)
+    r = Result(rc, out, err, left, files)
+    r.out_path, r.limit = out_path, limit
+    return r
+
+
+# run.sh passes on the one-line error of the tool it ran.
+DELEGATES = {b"run.sh:": [b"bindlab_results:"]}
+
+
+def prefixes(row):
+    """What the first line of an error may start with."""
+    words = resolve(shlex.split(row.cmd.replace("{T}", FIX)))
+    prog = [w for w in words if w != "env" and "=" not in w][0]
+    base = os.path.basename(prog).encode() + b":"
+    if row.kind == "env":
+        return [n.encode() + b":" for n in row.input.split()] + [base]
+    return [base] + DELEGATES.get(base, [])
+
+
+def names_env(row, first, case_value=b""):
+    """An env row's error names the variable, or the option it is the
+    default of ("the default of --accel")."""
+    names = [n.encode() for n in row.input.split()]
+    m = re.search(r"default of (--[a-z-]+)", row.note)
+    if m:
+        names.append(m.group(1).encode())
+    # Or the value itself: a file's path names the input well enough.
+    return any(n in first for n in names) or (len(case_value) > 3 and case_value in first)
+
+
+def one_line(row, r, value=b""):
+    """None, or why the error is not one line that names the program."""
+    lines = r.err.split(b"\n")
+    if len(lines) > 1 and lines[1] and not lines[1].lower().startswith(b"usage"):
+        return "error of more than one line: %r" % r.err[:200]
+    if not any(lines[0].startswith(p) for p in prefixes(row)):
+        return "first line on stderr is not 'PROG: ...': %r" % lines[0][:160]
+    if row.kind == "env" and not names_env(row, lines[0], value):
+        return "the error does not name %s: %r" % (row.input.split()[0], lines[0][:160])
+    if any(c < 0x20 and c not in (9, 10) or c == 0x7f for c in r.err):
+        return "raw control characters on stderr: %r" % lines[0][:160]
+    return None
+
+
+def judge(row, case, r):
+    """None, or what is wrong with result r of case."""
+    if r.rc == "timeout":
+        return "timed out after %d s" % r.limit
+    if r.rc < 0:
+        return "killed by signal %d" % -r.rc
+    if r.left:
+        return "left processes: %s" % r.left[:2]
+    if row.mode == "lab" and r.cwd_files:
+        return "started work: wrote %s" % r.cwd_files[:3]
+    if row.input == "ktap":
+        return ktap_judge(row, case, r)
+    if case.expect:
+        return case.expect(row, r)
+    if case.valid:
+        return judge_valid(row, case, r)
+    return judge_invalid(row, case, r)
+
+
+def judge_valid(row, case, r):
+    if row.valid.startswith("any"):
+        allowed = {0, 1, 2, 4} | {int(c) for c in row.valid[4:].split(",") if c}
+        if r.rc not in allowed:
+            return "exit %d, not one of %s" % (r.rc, sorted(allowed))
+        return one_line(row, r, case.value) if r.rc == 2 else None
+    if r.rc != 0:
+        return "valid value: exit %d: %r" % (r.rc, r.err.split(b"\n")[0][:160])
+    if row.valid == "0p" and b"1..0" not in r.out:
+        return "a filter that selects nothing: no plan 1..0 on stdout"
+    if row.mode == "check" and r.out and case.value != b"-":
+        return "BINDLAB_CHECK_ARGS=1 printed on stdout: %r" % r.out[:120]
+    return None
+
+
+def judge_invalid(row, case, r):
+    want = row.invalid
+    if want == "2" and row.mode == "content" and r.rc in (1, 4):
+        # A file that holds nothing to judge: failing closed is enough.
+        return None
+    if want in ("2", "128"):
+        if r.rc != int(want):
+            return "exit %d, want %s: %r" % (r.rc, want, r.err.split(b"\n")[0][:160])
+        why = one_line(row, r, case.value)
+        if why:
+            return why
+        if r.cwd_files:
+            return "refused, yet wrote %s in its own directory" % r.cwd_files[:3]
+        return None
+    if want == "1u":
+        if r.rc != 1 or b"Usage:" not in r.err:
+            return "exit %d, want the harness's usage and 1" % r.rc
+        return None
+    if want == "fail":
+        return "exit 0: a pass on a bad input" if r.rc == 0 else None
+    if want == "4":
+        return None if r.rc == 4 and b"SKIP" in r.err + r.out else "exit %d, want SKIP 4" % r.rc
+    return None
+
+
+def quote(b):
+    """A word as bash reads it back: $'...' for anything unprintable."""
+    if all(32 < c < 127 and c not in b"'\\\"$`!*?[]{}()<>|&;#~" for c in b) and b:
+        return b.decode()
+    return "$'" + "".join(chr(c) if 32 <= c < 127 and c not in b"'\\" else "\\x%02x" % c
+                          for c in b) + "'"
+
+
+def replay(row, case):
+    argv, extra = argv_of(row, case.value)
+    env = dict(extra)
+    env.update(case.env)
+    if row.mode == "check":
+        env[b"BINDLAB_CHECK_ARGS"] = b"1"
+    words = [k + b"=" + v for k, v in env.items()] + case.wrap + argv
+    return " ".join(quote(w) for w in words)
+
+
+def marks(row, kind):
+    """The row's KNOWN marks of kind (bug, unsafe): [(FILE, tags)]."""
+    out = []
+    for m in row.known.split(";"):
+        word, _, rest = m.strip().partition(" ")
+        if word == kind:
+            f, _, tags = rest.partition(":")
+            out.append((f, set(tags.split(",")) if tags else set()))
+    return out
+
+
+def known_tags(row):
+    """None (no known bug), set() (the whole row) or the tags of its bugs."""
+    bugs = marks(row, "bug")
+    if not bugs:
+        return None
+    if any(not t for _, t in bugs):
+        return set()
+    return set().union(*(t for _, t in bugs))
+
+
+def unsafe_tags(row):
+    """Tags of a known bug whose values would write outside the run (into
+    /dev): never run, reported as such."""
+    return set().union(*(t for _, t in marks(row, "unsafe"))) if marks(row, "unsafe") else set()
+
+
+def cases_of(row, rng):
+    """The cases of a row: every valid one, a sample of the others, and
+    one of each tag a known bug of the row is about."""
+    if row.mode == "content":
+        all_cases = content.cases(row, FIX, rng)
+    else:
+        all_cases = values.cases(row, FIX, rng)
+    if row.mode == "lab":
+        # An empty value is a lab script's "unset": the default, work.
+        all_cases = [c for c in all_cases if c.value != b""]
+    if row.mode == "lab" or row.valid == "-":
+        all_cases = [c for c in all_cases if not c.valid or c.expect]
+    valid = [c for c in all_cases if c.valid]
+    invalid = [c for c in all_cases if not c.valid]
+    rng.shuffle(invalid)
+    invalid = [c for c in invalid if c.tag not in unsafe_tags(row)]
+    tags = known_tags(row)
+    if tags is not None and not tags:
+        return valid[:2] + invalid[:2]
+    tags = tags or set()
+    # Every value of a known bug's tags: its verdict must not hang on
+    # which of them the seed picked.
+    known = [c for c in invalid if c.tag in tags]
+    rest = [c for c in invalid if c.tag not in tags][:SAMPLE[row.mode]]
+    return valid[:6] + known + rest
+
+
+def fuzz_row(row, rng, counter, deadline):
+    """Run the row's cases; (cases run, failures as (case, why), tags run)."""
+    fails, ran, tags = [], 0, set()
+    for case in cases_of(row, rng):
+        if time.monotonic() > deadline:
+            break
+        r = run(row, case, next(counter))
+        ran += 1
+        tags.add(case.tag)
+        why = judge(row, case, r)
+        if why:
+            fails.append((case, why))
+    return ran, fails, tags
+
+
+def ktap_judge(row, case, r):
+    """A KTAP is merged (exit 0) and its summary passes only when valid."""
+    if r.rc != 0:
+        return "merge of a KTAP: exit %s: %r" % (r.rc, r.err[:160])
+    s = subprocess.run([REPO + "/bindlab_results", "summary", r.out_path],
+                       capture_output=True, timeout=10)
+    if case.valid and s.returncode != 0:
+        return "a valid KTAP: summary exit %d" % s.returncode
+    if not case.valid and s.returncode == 0:
+        return "a broken KTAP (%s) passes the summary" % case.tag
+    return None
+
+
+def fuzz_signal(row, rng, counter):
+    """Each signal at a random time: the program goes, nothing is left."""
+    fails = []
+    argv = [w.encode() for w in resolve(shlex.split(row.cmd.replace("{T}", FIX)))]
+    sigs = [(s, rng.uniform(0.05, 0.8)) for s in row.grammar.split(" ")[1].split("|")]
+    for sig, delay in sigs:
+        mark = "%d.%d" % (SEED, next(counter))
+        env = base_env(row, mark)
+        p = subprocess.Popen(argv, env=env, cwd=FIX + "/work-signal", stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        p.send_signal(getattr(signal, "SIG" + sig))
+        try:
+            p.wait(timeout=2)
+            time.sleep(0.1)
+            left = reap(mark)
+        except subprocess.TimeoutExpired:
+            left = ["the program itself"] + reap(mark)
+        if left:
+            fails.append((values.Case("SIG%s after %.2f s" % (sig, delay), False, "signal"),
+                          "left running after 2 s: %s" % left[:2]))
+    return len(sigs), fails, {"signal"}
+
+
+def verdict(row, ran, fails, tags_run):
+    """One TAP line (and its diagnostics) for a row."""
+    tags = known_tags(row)
+    name = "%s (line %d): %d inputs" % (row.name(), row.line, ran)
+    known = [f for f in fails if tags is not None and (not tags or f[0].tag in tags)]
+    other = [f for f in fails if f not in known]
+    diag = ["%s [%s]: %s" % (quote(c.value)[:60] if isinstance(c.value, bytes) else c.value,
+                             c.tag, why) for c, why in other[:3]]
+    diag += ["replay: " + replay(row, c) for c, _ in other[:1] if not isinstance(c.value, str)]
+    if other:
+        return False, "not ok", name, diag
+    if tags is None and unsafe_tags(row):
+        return True, "ok", "%s # XFAIL %s (not run: it would write outside the run)" % (name, row.known), []
+    if tags is not None:
+        ran_known = not tags or bool(tags & tags_run)
+        if known:
+            c, why = known[0]
+            return True, "ok", "%s # XFAIL %s: %s: %s" % (name, row.known, quote(c.value)[:60],
+                                                        why[:160]), []
+        if ran_known:
+            return False, "not ok", name, ["XPASS: %s no longer reproduces (values of %s ran); drop the mark"
+                                           % (row.known, sorted(tags & tags_run))]
+    return True, "ok", name, []
+
+
+def fixtures_intact():
+    """The fixtures that a refused write must have left as they were."""
+    bad = []
+    checks = [("fifo", stat.S_ISFIFO), ("dir", stat.S_ISDIR), ("rodir", stat.S_ISDIR)]
+    for name, is_kind in checks:
+        st = os.lstat(FIX + "/" + name)
+        if not is_kind(st.st_mode):
+            bad.append(name + " changed type")
+    for name in ("dir", "rodir"):
+        if os.listdir(FIX + "/" + name):
+            bad.append("%s/ got %s" % (name, os.listdir(FIX + "/" + name)[:2]))
+    for dev in ("/dev/null", "/dev/zero", "/dev/full"):
+        if not stat.S_ISCHR(os.stat(dev).st_mode):
+            bad.append(dev + " is no longer a device")
+    return bad
+
+
+def make_fixtures():
+    """What the values name: a real result and run files, odd files."""
+    os.makedirs(FIX)
+    for d in ("dir", "rodir", "home", "cache", "tmp"):
+        os.makedirs(FIX + "/" + d)
+    os.makedirs(TMP + "/work")
+    os.makedirs(TMP + "/out")
+    os.mkfifo(FIX + "/fifo")
+    os.symlink(FIX + "/nowhere", FIX + "/dangling")
+    bb = [REPO + "/bind_bench", "-q", "-b", "1", "-r", "5"]
+    res = REPO + "/bindlab_results"
+    for name in ("result", "result2"):
+        subprocess.run(bb + ["-j", "%s/%s.json" % (FIX, name), "reuseaddr", "same", "10"],
+                       check=True, capture_output=True)
+    subprocess.run([res, "merge", FIX + "/run.json", FIX + "/result.json"], check=True, capture_output=True)
+    subprocess.run([res, "merge", FIX + "/run2.json", FIX + "/result2.json"], check=True, capture_output=True)
+    shutil.copy(FIX + "/result.json", FIX + "/existing.json")
+    os.symlink(FIX + "/existing.json", FIX + "/link-existing.json")
+    shutil.copy(FIX + "/result.json", FIX + "/unreadable.json")
+    os.chmod(FIX + "/unreadable.json", 0)
+    os.chmod(FIX + "/rodir", 0o555)
+    open(FIX + "/empty.json", "w").close()
+    with open(FIX + "/huge.json", "wb") as f:
+        f.truncate(257 << 20)   # sparse: over the 256 MiB limit, no disk
+    shutil.copy(REPO + "/cases", FIX + "/cases")
+    shutil.copy(REPO + "/tests/lava/results.json", FIX + "/lava.json")
+
+
+def work(row, counter, deadline):
+    rng = random.Random("%d %d" % (SEED, row.line))
+    if row.kind == "signal":
+        return fuzz_signal(row, rng, counter)
+    return fuzz_row(row, rng, counter, deadline)
+
+
+def main():
+    rows = [r for r in load_rows(REPO + "/tests/inputs.tsv") if r.mode != "-"]
+    # A replay of some rows: their names match this (a Python regex).
+    only = os.environ.get("BINDLAB_FUZZ_ROWS")
+    if only:
+        rows = [r for r in rows if re.search(only, r.name())]
+        if not rows:
+            print("inputs_fuzz: BINDLAB_FUZZ_ROWS=%s selects no row" % only, file=sys.stderr)
+            return 2
+    make_fixtures()
+    counter = itertools.count()
+    deadline = time.monotonic() + BUDGET
+    t0 = time.monotonic()
+    os.makedirs(FIX + "/work-signal", exist_ok=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(work, r, counter, deadline) for r in rows]
+        results = [f.result() for f in futures]
+    by_kind, n, failed = {}, 0, 0
+    for row, (ran, fails, tags_run) in zip(rows, results):
+        by_kind[row.kind] = by_kind.get(row.kind, 0) + ran
+        ok, word, name, diag = verdict(row, ran, fails, tags_run)
+        n += 1
+        failed += not ok
+        print("%s\t%s" % (word, name))
+        for d in diag:
+            print("# " + d.replace("\n", "\\n"))
+    bad = fixtures_intact()
+    n += 1
+    print("%s\tfixtures, /dev/null, /dev/zero, /dev/full as they were" % ("not ok" if bad else "ok"))
+    for b in bad:
+        print("# " + b)
+    secs = time.monotonic() - t0
+    print("# inputs by row kind: " + ", ".join("%s %d" % kv for kv in sorted(by_kind.items())))
+    print("# %d inputs in %.1f s, seed %d%s" % (sum(by_kind.values()), secs, SEED,
+          ", budget exhausted: later rows cut short" if time.monotonic() > deadline else ""))
+    print("end\t%d rows" % n)
+    return 1 if failed or bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
