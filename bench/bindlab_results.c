@@ -979,8 +979,8 @@ static bool ktap_report(const char *path, const struct bl_ktap *k)
 		fprintf(stderr, "%s: %s: ", prog, bl_printable(path));
 		fprintf(stderr, "%s %s", bl_ktap_result_name(c->result),
 			c->program ? bl_printable(c->program) : "");
-		fprintf(stderr, "%s%s: ", c->program ? "/" : "",
-			bl_printable(c->name));
+		fprintf(stderr, "%s%s%s", c->program ? "/" : "",
+			bl_printable(c->name), *c->reason ? ": " : "");
 		fprintf(stderr, "%s\n", bl_printable(c->reason));
 	}
 	if (!k->plan_ok) {

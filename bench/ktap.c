@@ -77,6 +77,7 @@ struct ktap_parser {
 	char diag[KTAP_DIAG_MAX];
 	char figure[512];	/* the last diagnostic that is not boilerplate */
 	long lineno;
+	bool stop;		/* an error after which nothing is read */
 };
 
 static const char * const result_names[] = {
@@ -90,19 +91,42 @@ const char *bl_ktap_result_name(enum bl_ktap_result r)
 	return result_names[r];
 }
 
-static __printf(2, 3)
-void broken(struct ktap_parser *p, const char *fmt, ...)
+static void vbroken(struct ktap_parser *p, bool stop, const char *fmt,
+		    va_list ap)
 {
-	va_list ap;
 	int off;
 
+	p->stop |= stop;
 	if (!p->k->plan_ok)
 		return;
 	p->k->plan_ok = false;
 	off = snprintf(p->k->broken, sizeof(p->k->broken), "line %ld: ",
 		       p->lineno);
-	va_start(ap, fmt);
 	vsnprintf(p->k->broken + off, sizeof(p->k->broken) - off, fmt, ap);
+}
+
+/* The file cannot be read on: the first error is the one reported. */
+static __printf(2, 3)
+void broken(struct ktap_parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vbroken(p, true, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * One program of runner output failed its plan, and the runner's own
+ * result closed it: the next program's KTAP is still whole, read on.
+ */
+static __printf(2, 3)
+void program_broken(struct ktap_parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vbroken(p, false, fmt, ap);
 	va_end(ap);
 }
 
@@ -161,6 +185,12 @@ static int add_case(struct ktap_parser *p, const char *name,
 		free(c->reason);
 		free(c->diag);
 		return -ENOMEM;
+	}
+	/* Named at once, so that a program killed mid-run shows as itself. */
+	if (p->in_sub && p->header) {
+		c->program = strdup(p->header);
+		if (!c->program)
+			return -ENOMEM;
 	}
 	c->result = r;
 	c->line = p->lineno;
@@ -368,7 +398,7 @@ static void runner_result(struct ktap_parser *p, bool ok, const char *name,
 		return;
 	}
 	if (!p->in_sub) {
-		broken(p, "no KTAP from %s before the runner's result", prog);
+		program_broken(p, "no KTAP from %s before the runner's result", prog);
 		return;
 	}
 	if (p->header && strcmp(p->header, prog)) {
@@ -377,7 +407,8 @@ static void runner_result(struct ktap_parser *p, bool ok, const char *name,
 		return;
 	}
 	for (i = p->sub_first; i < p->k->n; i++) {
-		p->k->cases[i].program = strdup(prog);
+		if (!p->k->cases[i].program)
+			p->k->cases[i].program = strdup(prog);
 		if (!p->k->cases[i].program)
 			broken(p, "out of memory");
 		failed |= p->k->cases[i].result == BL_KTAP_FAIL;
@@ -386,15 +417,15 @@ static void runner_result(struct ktap_parser *p, bool ok, const char *name,
 	free(p->header);
 	p->header = NULL;
 	if (p->sub.plan >= 0 && p->sub.next - 1 < p->sub.plan) {
-		broken(p, "%s: %ld of %ld planned tests reported (%s)", prog,
+		program_broken(p, "%s: %ld of %ld planned tests reported (%s)", prog,
 		       p->sub.next - 1, p->sub.plan,
 		       *why ? why + strspn(why, " ") : "crash or timeout");
 		return;
 	}
 	if (p->sub.plan < 0)
-		broken(p, "%s printed no plan", prog);
+		program_broken(p, "%s printed no plan", prog);
 	else if (!ok && !failed && !strstr(why, "SKIP"))
-		broken(p, "the runner says %s failed (%s) with no failing case",
+		program_broken(p, "the runner says %s failed (%s) with no failing case",
 		       prog, why + strspn(why, " "));
 }
 
@@ -508,6 +539,7 @@ static void ktap_line(struct ktap_parser *p, const char *l)
 /* What the end of the file says about the plans. */
 static void ktap_end(struct ktap_parser *p)
 {
+	p->stop = true;
 	if (!p->lineno)
 		broken(p, "an empty file");
 	else if (p->in_sub)
@@ -527,7 +559,7 @@ static void ktap_lines(struct ktap_parser *p, FILE *f)
 	char *line = NULL;
 	ssize_t len;
 
-	while (p->k->plan_ok && (len = getline(&line, &cap, f)) >= 0) {
+	while (!p->stop && (len = getline(&line, &cap, f)) >= 0) {
 		p->lineno++;
 		if (len > BL_KTAP_LINE_MAX) {
 			broken(p, "a line of %zd bytes, over the limit of %d",
@@ -544,7 +576,7 @@ static void ktap_lines(struct ktap_parser *p, FILE *f)
 		}
 	}
 	free(line);
-	if (p->k->plan_ok)
+	if (!p->stop)
 		ktap_end(p);
 }
 
