@@ -184,6 +184,7 @@ xfail_decls() {
 	mkfifo "$tmp/fifo"
 	check "xfail.file_fifo_refused" 2 env BINDLAB_XFAIL_FILE="$tmp/fifo" "$res" ktap --xfail-from-env "$f"
 	check "xfail.file_empty_name_refused" 2 env BINDLAB_XFAIL_FILE= "$res" ktap --xfail-from-env "$f"
+	grep_ok "xfail.file_empty_name_said" 'BINDLAB_XFAIL_FILE is set but empty'
 	check "xfail.merge_refuses_bad_declarations" 2 env BINDLAB_XFAIL_FILE="$tmp" \
 		"$res" merge "$tmp/m.json" --ktap "p=$f"
 	if [ -e "$tmp/m.json" ]; then
