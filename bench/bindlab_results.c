@@ -1005,16 +1005,17 @@ static int cmd_ktap(int argc, char **argv)
 	int a = 1, i;
 
 	for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
+		if (!strcmp(argv[a], "--")) {
+			a++;
+			break;
+		}
 		if (!strcmp(argv[a], "--xfail-from-env"))
 			xfail = true;
 		else if (!strcmp(argv[a], "--release") && a + 1 < argc && *argv[a + 1])
 			release = argv[++a];
-		else if (!strcmp(argv[a], "--"))
-			break;
 		else
 			die_usage("ktap: unknown option or missing argument '%s'", argv[a]);
 	}
-	a += a < argc && !strcmp(argv[a], "--");
 	if (a >= argc)
 		die_usage("ktap needs FILE...");
 	if (release && !xfail)
