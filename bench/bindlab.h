@@ -191,7 +191,6 @@ struct bl_ktap_case {
 	char *program;		/* runner output: PROG; else NULL */
 	char *name;		/* as the file has it: escape it to show it */
 	char *reason;		/* the directive's, else the last diagnostic */
-	char *diag;		/* its diagnostics, '\n' between them */
 	enum bl_ktap_result result;
 	bool declared;		/* a BINDLAB_XFAIL declaration matched it */
 	long line;

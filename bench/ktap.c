@@ -57,14 +57,10 @@
 
 #include "bindlab.h"
 
-/* Diagnostics kept per case, for its figures; older ones are dropped. */
-#define KTAP_DIAG_MAX	2048
-
 struct ktap_level {
 	long plan;		/* -1: none yet */
 	long next;		/* the number the next result must carry */
 	long counts[5];		/* by enum bl_ktap_result */
-	bool has_version;
 };
 
 struct ktap_parser {
@@ -74,7 +70,6 @@ struct ktap_parser {
 	bool runner;		/* the top level is run_kselftest.sh's */
 	size_t sub_first;	/* the first case of the nested program */
 	char *header;		/* PROG of "# selftests: DIR: PROG" */
-	char diag[KTAP_DIAG_MAX];
 	char figure[512];	/* the last diagnostic that is not boilerplate */
 	long lineno;
 	bool stop;		/* an error after which nothing is read */
@@ -179,11 +174,9 @@ static int add_case(struct ktap_parser *p, const char *name,
 	memset(c, 0, sizeof(*c));
 	c->name = strdup(name);
 	c->reason = strdup(reason);
-	c->diag = strdup(p->diag);
-	if (!c->name || !c->reason || !c->diag) {
+	if (!c->name || !c->reason) {
 		free(c->name);
 		free(c->reason);
-		free(c->diag);
 		return -ENOMEM;
 	}
 	/* Named at once, so that a program killed mid-run shows as itself. */
@@ -196,7 +189,6 @@ static int add_case(struct ktap_parser *p, const char *name,
 	c->line = p->lineno;
 	k->n++;
 	level_of(p)->counts[r]++;
-	p->diag[0] = '\0';
 	p->figure[0] = '\0';
 	return 0;
 }
@@ -231,33 +223,16 @@ static void check_totals(struct ktap_parser *p, const char *t)
 		       l->counts[BL_KTAP_XPASS], l->counts[BL_KTAP_SKIP]);
 }
 
-/* "# text" at the cases' level: kept for the next case's figures. */
+/*
+ * "# text" at the cases' level: the latest that is not the harness's
+ * boilerplate is the next case's figure (an ASSERT's message comes last).
+ */
 static void diag_line(struct ktap_parser *p, const char *d)
 {
-	size_t have = strlen(p->diag), len = strlen(d);
-
-	if (!strncmp(d, "Totals: ", 8)) {
+	if (!strncmp(d, "Totals: ", 8))
 		check_totals(p, d);
-		return;
-	}
-	if (!*d || boilerplate(d))
-		return;
-	snprintf(p->figure, sizeof(p->figure), "%s", d);
-	/* Keep the latest: the harness's reason for a failure comes last. */
-	while (have && have + len + 2 > sizeof(p->diag)) {
-		char *nl = strchr(p->diag, '\n');
-
-		if (!nl) {
-			have = 0;
-			break;
-		}
-		memmove(p->diag, nl + 1, strlen(nl + 1) + 1);
-		have = strlen(p->diag);
-	}
-	if (len + 2 > sizeof(p->diag))
-		return;
-	snprintf(p->diag + have, sizeof(p->diag) - have, "%s%s",
-		 have ? "\n" : "", d);
+	else if (*d && !boilerplate(d))
+		snprintf(p->figure, sizeof(p->figure), "%s", d);
 }
 
 static void plan_line(struct ktap_parser *p, struct ktap_level *lv,
@@ -525,7 +500,7 @@ static void ktap_line(struct ktap_parser *p, const char *l)
 		p->runner = true;
 		level_reset(&p->sub);
 		p->sub_first = p->k->n;
-		p->diag[0] = p->figure[0] = '\0';
+		p->figure[0] = '\0';
 		return;
 	}
 	if (!p->in_sub || *l != '#')
@@ -610,7 +585,6 @@ void bl_ktap_free(struct bl_ktap *k)
 		free(k->cases[i].program);
 		free(k->cases[i].name);
 		free(k->cases[i].reason);
-		free(k->cases[i].diag);
 	}
 	free(k->cases);
 	memset(k, 0, sizeof(*k));
