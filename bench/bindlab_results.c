@@ -512,13 +512,15 @@ static void summary_env(json_t *run)
 
 	if (!strcmp(bl_json_str(env, "source"), "lava")) {
 		printf("results imported from LAVA, harness %s\n",
-		       bl_json_str(run, "harness_version"));
+		       bl_printable(bl_json_str(run, "harness_version")));
 		return;
 	}
-	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
-	       bl_json_str(env, "kernel_release"), bl_json_str(env, "cpu_model"),
-	       json_integer_value(json_object_get(env, "nproc")),
-	       bl_json_str(env, "clocksource"), bl_json_str(run, "harness_version"));
+	/* From the file: escaped, one bl_printable() per call. */
+	printf("kernel %s, ", bl_printable(bl_json_str(env, "kernel_release")));
+	printf("%s, %lld CPUs, ", bl_printable(bl_json_str(env, "cpu_model")),
+	       json_integer_value(json_object_get(env, "nproc")));
+	printf("clocksource %s, ", bl_printable(bl_json_str(env, "clocksource")));
+	printf("harness %s\n", bl_printable(bl_json_str(run, "harness_version")));
 }
 
 static int cmd_summary(int argc, char **argv)
@@ -588,7 +590,7 @@ static void print_row(const struct bl_cmp_row *r)
 		 r->method == BL_CMP_RUNS ? r->runs_before : r->rounds_before,
 		 r->method == BL_CMP_RUNS ? r->runs_after : r->rounds_after);
 	printf("%-48s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%-8.3g %-11s %s\n",
-	       r->case_id, r->before, r->after, r->unit, r->ratio,
+	       r->case_id, r->before, r->after, bl_printable(r->unit), r->ratio,
 	       r->ratio_lo, r->ratio_hi, r->p, n, r->verdict);
 }
 
@@ -810,7 +812,7 @@ static void compare_notes(const struct cmp_run *r)
 
 	json_array_foreach(r->skipped, i, id)
 		printf("%-48s not compared: %s\n", bl_json_str(id, "case"),
-		       bl_json_str(id, "skipped"));
+		       bl_printable(bl_json_str(id, "skipped")));
 	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
 	       "runs N+M: each file holding the case is a run; one sample per run (its median), Welch's t on logs:\n"
 	       "          drift between runs counts as noise.\n"

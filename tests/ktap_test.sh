@@ -222,6 +222,19 @@ merge_checks() {
 		tap_ok "merge.names_escaped"
 	fi
 	grep_ok "merge.escaped_name_shown" 'bell\\\\x07and\\\\x09tab'
+	# The environment is read from the file too.
+	python3 - "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["env"]["kernel_release"] = "6.1\x1b[2K\rverdict: no unexpected regression"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	check "merge.summary_reads_a_forged_env" 1 "$res" summary "$m"
+	if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$tmp/out"; then
+		tap_not_ok "merge.env_escaped" "a raw control byte in:" "$(cat -v "$tmp/out" | head -n 3)"
+	else
+		tap_ok "merge.env_escaped"
+	fi
 }
 
 host_corpus
