@@ -11,7 +11,7 @@
  *   version  := "TAP version 13" | "TAP version 14" | "KTAP version 1"
  *   level    := plan { result | diag | blank } [ totals ]
  *   plan     := "1.." N [ " # SKIP" reason ]          N <= BL_KTAP_MAX_TESTS
- *   result   := ("ok" | "not ok") " " NUM " " NAME [ " #" [ " " DIRECTIVE ] [ reason ] ]
+ *   result   := ("ok" | "not ok") " " NUM " " [ "- " ] NAME [ " #" [ " " DIRECTIVE ] [ reason ] ]
  *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO           (any case)
  *   diag     := "#" [ " " text ]
  *   totals   := "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E"
@@ -333,7 +333,10 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 		broken(p, "test %ld beyond the plan of %ld", n, lv->plan);
 		return -1;
 	}
-	*copy = strdup(s + (*s == ' '));
+	s += *s == ' ';
+	/* TAP's optional "- " before the name is no part of it. */
+	s += 2 * !strncmp(s, "- ", 2);
+	*copy = strdup(s);
 	if (!*copy) {
 		broken(p, "out of memory");
 		return -1;
