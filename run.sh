@@ -17,6 +17,7 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh test                        the project's own tests (CI)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava OUT.json LAVA.json   LAVA results into a run file
+       ./run.sh ktap [--xfail-from-env] FILE...   judge any kselftest KTAP output
        ./run.sh kernel-build|vm|ab|bisect|lava ARGS...   kernel lab (see each --help)
        ./run.sh --help
 
@@ -42,7 +43,11 @@ claims, give 2+ runs a side.
   --drift PCT     drift floor with one run on a side (default 200)
   --json OUT      the comparison as JSON
 Known regressions of the kernel under test: BINDLAB_XFAIL (test-name globs) or
-BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"); see README.
+BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"); see README. The
+main job applies them when it merges the kselftests' KTAP; "ktap" applies them
+to any KTAP (a program's, or run_kselftest.sh's, e.g. from make run_tests) with
+--xfail-from-env: one line per case "RESULT [PROGRAM/]NAME", then "plan ok" or
+"plan broken"; exit 0 when every plan holds and nothing failed, else 1.
 exit: 0 ok, 1 regression, 2 usage or bad input, 4 skipped (no privilege/netns)
 EOT
 }
@@ -487,6 +492,15 @@ cmd_import_lava() {
 	own "$results_tool" merge "$1" "${BL_CASE_DECLS[@]}" --lava "$2"
 }
 
+# ktap [--xfail-from-env [--release R]] FILE...: the companion's KTAP
+# reader, for output the main job did not make (make run_tests, a fleet's
+# log).
+cmd_ktap() {
+	[ $# -gt 0 ] || die_usage "ktap needs FILE... (see ./run.sh --help)"
+	build build
+	own "$results_tool" ktap "$@"
+}
+
 cmd_kernel() {
 	local script=$here/kernel/$1.sh
 	[ -x "$script" ] || die_usage "kernel lab script $script missing"
@@ -506,6 +520,7 @@ plot) shift; cmd_plot "$@" ;;
 test) shift; cmd_test "$@" ;;
 cases) shift; cmd_cases "$@" ;;
 import-lava) shift; cmd_import_lava "$@" ;;
+ktap) shift; cmd_ktap "$@" ;;
 kernel-build) shift; cmd_kernel build "$@" ;;
 vm) shift; cmd_kernel vm "$@" ;;
 ab) shift; cmd_kernel ab "$@" ;;

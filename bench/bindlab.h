@@ -178,9 +178,61 @@ const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 				size_t len);
 const char *bl_cmp_method_name(enum bl_cmp_method m);
 
+/* ---- ktap.c: the one KTAP reader (grammar and limits at its top) ---- */
+
+#define BL_KTAP_LINE_MAX	4096
+#define BL_KTAP_MAX_TESTS	100000
+
+enum bl_ktap_result {
+	BL_KTAP_PASS, BL_KTAP_FAIL, BL_KTAP_SKIP, BL_KTAP_XFAIL, BL_KTAP_XPASS,
+};
+
+struct bl_ktap_case {
+	char *program;		/* runner output: PROG; else NULL */
+	char *name;		/* as the file has it: escape it to show it */
+	char *reason;		/* the directive's, else the last diagnostic */
+	enum bl_ktap_result result;
+	bool declared;		/* a BINDLAB_XFAIL declaration matched it */
+	long line;
+};
+
+struct bl_ktap {
+	struct bl_ktap_case *cases;
+	size_t n, cap;
+	bool plan_ok;		/* false: broken says why (ktap.plan fails) */
+	char broken[320];	/* "line N: what" */
+};
+
+/*
+ * Read and validate a whole file. 0 when read, even with a broken plan;
+ * -EINVAL (why set) when it cannot be read: not a regular file, too big.
+ */
+int bl_ktap_read(const char *path, struct bl_ktap *k, struct bl_why *why);
+void bl_ktap_free(struct bl_ktap *k);
+const char *bl_ktap_result_name(enum bl_ktap_result r);
+/* "RESULT [PROG/]NAME" per case, then "plan ok" or "plan broken". */
+void bl_ktap_print(FILE *out, const struct bl_ktap *k);
+/* Declarations applied: fail -> xfail, pass -> xpass (a declared pass). */
+void bl_ktap_apply_xfail(struct bl_ktap *k);
+
 /* ---- known_regressions.c ---- */
 
-/* Declared by BINDLAB_XFAIL or BINDLAB_XFAIL_FILE for this kernel? */
+#define BL_XFAIL_LINE_MAX	1024
+#define BL_XFAIL_FILE_MAX	(1L << 20)
+#define BL_XFAIL_GLOB_MAX	256
+
+/*
+ * Read BINDLAB_XFAIL and BINDLAB_XFAIL_FILE, once, strictly: 0, or
+ * -EINVAL with why set to a one-line error naming the line (the caller
+ * exits 2). release: the kernel the file's second column is matched
+ * against, NULL for the running one.
+ */
+int bl_xfail_load(const char *release, struct bl_why *why);
+/* Declared for this kernel? false until bl_xfail_load() succeeded. */
 bool bl_known_regression(const char *test_name);
+/* A glob fnmatch() reads as the user meant: brackets closed, no tail '\'. */
+bool bl_glob_valid(const char *glob, struct bl_why *why);
+/* Forget what was loaded (for the unit tests). */
+void bl_xfail_reset(void);
 
 #endif /* BINDLAB_H */

@@ -5,6 +5,7 @@
  *   summary RUN.json                                   one-screen summary
  *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
+ *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
 #include <errno.h>
@@ -32,12 +33,16 @@ static void print_usage(FILE *f)
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
+		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
 		"       (README, LAVA); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
+		"ktap: each FILE's cases as \"RESULT [PROGRAM/]NAME\" (pass fail skip xfail xpass), then\n"
+		"      \"plan ok\" or \"plan broken\" (why on stderr); --xfail-from-env applies BINDLAB_XFAIL\n"
+		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"
 		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
 		"      4 nothing measured, everything skipped\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 }
 
 static __noreturn __printf(1, 2)
@@ -70,75 +75,41 @@ static json_t *test_entry(const char *program, const char *test,
 			 "test", test, "result", result, "reason", reason);
 }
 
-/* "ok 3 name # SKIP why" and friends: one top-level result line. */
-static json_t *ktap_result(const char *program, char *line)
-{
-	bool ok = !strncmp(line, "ok ", 3);
-	const char *result = ok ? "pass" : "fail", *reason = "";
-	char name[512], *hash;
-	int num, off;
-
-	if (sscanf(line + (ok ? 3 : 7), "%d %n", &num, &off) != 1)
-		return NULL;
-	snprintf(name, sizeof(name), "%s", line + (ok ? 3 : 7) + off);
-	hash = strstr(name, " # ");
-	if (hash) {
-		*hash = '\0';
-		reason = hash + 3;
-		if (!strncmp(reason, "SKIP", 4)) {
-			result = "skip";
-			reason += 4;
-		} else if (!strncmp(reason, "XFAIL", 5)) {
-			result = "xfail";
-			reason += 5;
-		} else if (!strncmp(reason, "XPASS", 5)) {
-			result = "xpass";
-			reason += 5;
-		}
-		reason += strspn(reason, " ");
-	}
-	return test_entry(program, name, result, reason);
-}
-
 /*
- * The program's results, failing closed: a plan that was not met (a
- * crash, a timeout, a usage error) is one failed entry, and "1..0 # SKIP
- * why" one skipped entry, so that no verdict rests on tests never run.
+ * A kselftest's KTAP (bench/ktap.c), the user's declarations applied:
+ * every case one entry, names and reasons escaped (they come from a
+ * program's output), and a broken plan (a crash, a timeout, a usage
+ * error, a malformed or truncated file) the failing entry ktap.plan, so
+ * that no verdict rests on tests never run.
  */
 static json_t *parse_ktap(const char *program, const char *path)
 {
-	char line[1024], *nl, reason[160];
-	json_t *tests = json_array(), *t;
 	struct bl_why why = { "" };
-	long plan = -1, seen = 0;
-	FILE *f = bl_open_regular(path, BL_MAX_INPUT_BYTES, &why);
+	json_t *tests = json_array();
+	const struct bl_ktap_case *c;
+	char prog[256], reason[512];
+	struct bl_ktap k;
+	size_t i;
 
-	if (!f)
+	if (bl_ktap_read(path, &k, &why))
 		die_usage("--ktap %s", why.msg);
-	while (fgets(line, sizeof(line), f)) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		if (plan < 0 && sscanf(line, "1..%ld", &plan) == 1 && !plan &&
-		    strstr(line, "# SKIP"))
-			json_array_append_new(tests, test_entry(program, "(all)",
-				"skip", strstr(line, "# SKIP") + 7));
-		if (strncmp(line, "ok ", 3) && strncmp(line, "not ok ", 7))
-			continue;
-		t = ktap_result(program, line);
-		if (t) {
-			json_array_append_new(tests, t);
-			seen++;
-		}
+	bl_ktap_apply_xfail(&k);
+	for (i = 0; i < k.n; i++) {
+		c = &k.cases[i];
+		snprintf(prog, sizeof(prog), "%s%s", program, c->program ? "/" : "");
+		if (c->program)
+			snprintf(prog + strlen(prog), sizeof(prog) - strlen(prog),
+				 "%s", bl_printable(c->program));
+		snprintf(reason, sizeof(reason), "%s", bl_printable(c->reason));
+		json_array_append_new(tests, test_entry(prog, bl_printable(c->name),
+			bl_ktap_result_name(c->result), reason));
 	}
-	fclose(f);
-	if (plan < 0 || seen < plan || (!plan && !json_array_size(tests))) {
-		snprintf(reason, sizeof(reason),
-			 "%ld of %ld planned tests reported (crash, timeout or usage error: see %s)",
-			 seen, plan < 0 ? 0 : plan, path);
-		json_array_append_new(tests, test_entry(program, "(plan)",
-							"fail", reason));
+	if (!k.plan_ok) {
+		snprintf(reason, sizeof(reason), "%s: %s", path, k.broken);
+		json_array_append_new(tests, test_entry(program, "ktap.plan", "fail",
+							bl_printable(reason)));
 	}
+	bl_ktap_free(&k);
 	return tests;
 }
 
@@ -417,6 +388,9 @@ static int cmd_merge(int argc, char **argv)
 	out = argv[1];
 	if (bl_out_check_inputs(out, argv + 2, argc - 2, &why))
 		die_usage("%s", why.msg);
+	/* Before anything is read: a bad declaration is exit 2, not "none". */
+	if (bl_xfail_load(NULL, &why))
+		die_usage("%s", why.msg);
 	for (a = 2; a < argc; a++)
 		merge_arg(&in, argc, argv, &a);
 	json_decref(in.inputs);
@@ -505,12 +479,14 @@ static void summary_tests(json_t *tests, int counts[5])
 
 		if (!strcmp(r, "pass"))
 			continue;
-		printf("  %-17s %s.%s%s%s\n",
-		       !strcmp(r, "xfail") ? "known regression" :
+		/* From a file: escaped, one bl_printable() per call. */
+		printf("  %-17s %s.", !strcmp(r, "xfail") ? "known regression" :
 		       !strcmp(r, "skip") ? "skipped" :
 		       !strcmp(r, "fail") ? "FAIL" : "XPASS",
-		       bl_json_str(t, "program"), bl_json_str(t, "test"),
-		       *bl_json_str(t, "reason") ? ": " : "", bl_json_str(t, "reason"));
+		       bl_printable(bl_json_str(t, "program")));
+		printf("%s%s", bl_printable(bl_json_str(t, "test")),
+		       *bl_json_str(t, "reason") ? ": " : "");
+		printf("%s\n", bl_printable(bl_json_str(t, "reason")));
 	}
 }
 
@@ -540,13 +516,15 @@ static void summary_env(json_t *run)
 
 	if (!strcmp(bl_json_str(env, "source"), "lava")) {
 		printf("results imported from LAVA, harness %s\n",
-		       bl_json_str(run, "harness_version"));
+		       bl_printable(bl_json_str(run, "harness_version")));
 		return;
 	}
-	printf("kernel %s, %s, %lld CPUs, clocksource %s, harness %s\n",
-	       bl_json_str(env, "kernel_release"), bl_json_str(env, "cpu_model"),
-	       json_integer_value(json_object_get(env, "nproc")),
-	       bl_json_str(env, "clocksource"), bl_json_str(run, "harness_version"));
+	/* From the file: escaped, one bl_printable() per call. */
+	printf("kernel %s, ", bl_printable(bl_json_str(env, "kernel_release")));
+	printf("%s, %lld CPUs, ", bl_printable(bl_json_str(env, "cpu_model")),
+	       json_integer_value(json_object_get(env, "nproc")));
+	printf("clocksource %s, ", bl_printable(bl_json_str(env, "clocksource")));
+	printf("harness %s\n", bl_printable(bl_json_str(run, "harness_version")));
 }
 
 static int cmd_summary(int argc, char **argv)
@@ -579,9 +557,11 @@ static int cmd_summary(int argc, char **argv)
 		med = metric_median(m, &lo, &hi);
 		word = verdict_word(c, &fails);
 		details = bl_json_str(v, "details");
-		printf("%-48s %10.3f %-3s  [%.3f, %.3f]  %s%s%s (%zu rounds)\n",
-		       bl_json_str(c, "case"), med, bl_json_str(m, "unit"), lo, hi,
-		       details, *details ? ", " : "", word,
+		printf("%-48s %10.3f ", bl_json_str(c, "case"), med);
+		printf("%-3s  [%.3f, %.3f]  ", bl_printable(bl_json_str(m, "unit")),
+		       lo, hi);
+		printf("%s%s%s (%zu rounds)\n", bl_printable(details),
+		       *details ? ", " : "", word,
 		       json_array_size(json_object_get(m, "samples")));
 	}
 	return summary_verdict(run, cases, fails, counts[4]);
@@ -616,7 +596,7 @@ static void print_row(const struct bl_cmp_row *r)
 		 r->method == BL_CMP_RUNS ? r->runs_before : r->rounds_before,
 		 r->method == BL_CMP_RUNS ? r->runs_after : r->rounds_after);
 	printf("%-48s %12.3f %12.3f %-3s  %7.4f [%.4f, %.4f]  p=%-8.3g %-11s %s\n",
-	       r->case_id, r->before, r->after, r->unit, r->ratio,
+	       r->case_id, r->before, r->after, bl_printable(r->unit), r->ratio,
 	       r->ratio_lo, r->ratio_hi, r->p, n, r->verdict);
 }
 
@@ -839,7 +819,7 @@ static void compare_notes(const struct cmp_run *r)
 
 	json_array_foreach(r->skipped, i, id)
 		printf("%-48s not compared: %s\n", bl_json_str(id, "case"),
-		       bl_json_str(id, "skipped"));
+		       bl_printable(bl_json_str(id, "skipped")));
 	printf("A change is claimed when p < 0.05, the 95%% CI of the ratio excludes 1 and the change is at least %.1f%%.\n"
 	       "runs N+M: each file holding the case is a run; one sample per run (its median), Welch's t on logs:\n"
 	       "          drift between runs counts as noise.\n"
@@ -996,6 +976,81 @@ static int cmd_samples(int argc, char **argv)
 	return 0;
 }
 
+/* One file's verdict for a person, on stderr; true when it fails. */
+static bool ktap_report(const char *path, const struct bl_ktap *k)
+{
+	const struct bl_ktap_case *c;
+	bool bad = !k->plan_ok;
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		c = &k->cases[i];
+		if (c->result == BL_KTAP_PASS || c->result == BL_KTAP_SKIP)
+			continue;
+		bad |= c->result != BL_KTAP_XFAIL;
+		fprintf(stderr, "%s: %s: ", prog, bl_printable(path));
+		fprintf(stderr, "%s %s", bl_ktap_result_name(c->result),
+			c->program ? bl_printable(c->program) : "");
+		fprintf(stderr, "%s%s%s", c->program ? "/" : "",
+			bl_printable(c->name), *c->reason ? ": " : "");
+		fprintf(stderr, "%s\n", bl_printable(c->reason));
+	}
+	if (!k->plan_ok) {
+		fprintf(stderr, "%s: %s: ktap.plan fails: ", prog, bl_printable(path));
+		fprintf(stderr, "%s\n", bl_printable(k->broken));
+	}
+	return bad;
+}
+
+/*
+ * ktap [--xfail-from-env [--release R]] FILE...: the one KTAP reader for
+ * shell scripts. Every file is read and validated before anything is
+ * printed; exit 0 when every plan holds and nothing failed (xfail is no
+ * failure), 1 otherwise, 2 when a file or a declaration is unreadable.
+ */
+static int cmd_ktap(int argc, char **argv)
+{
+	const char *release = NULL;
+	struct bl_why why = { "" };
+	struct bl_ktap *k;
+	bool xfail = false, bad = false;
+	int a = 1, i;
+
+	for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
+		if (!strcmp(argv[a], "--")) {
+			a++;
+			break;
+		}
+		if (!strcmp(argv[a], "--xfail-from-env"))
+			xfail = true;
+		else if (!strcmp(argv[a], "--release") && a + 1 < argc && *argv[a + 1])
+			release = argv[++a];
+		else
+			die_usage("ktap: unknown option or missing argument '%s'", argv[a]);
+	}
+	if (a >= argc)
+		die_usage("ktap needs FILE...");
+	if (release && !xfail)
+		die_usage("ktap: --release goes with --xfail-from-env");
+	if (xfail && bl_xfail_load(release, &why))
+		die_usage("%s", why.msg);
+	k = calloc(argc - a, sizeof(*k));
+	if (!k)
+		die_usage("out of memory");
+	for (i = a; i < argc; i++)
+		if (bl_ktap_read(argv[i], &k[i - a], &why))
+			die_usage("%s", why.msg);
+	for (i = a; i < argc; i++) {
+		if (xfail)
+			bl_ktap_apply_xfail(&k[i - a]);
+		bl_ktap_print(stdout, &k[i - a]);
+		bad |= ktap_report(argv[i], &k[i - a]);
+		bl_ktap_free(&k[i - a]);
+	}
+	free(k);
+	return bad ? BL_EXIT_FAIL : BL_EXIT_PASS;
+}
+
 int main(int argc, char **argv)
 {
 	prog = basename(argv[0]);
@@ -1003,7 +1058,7 @@ int main(int argc, char **argv)
 	/* Exit 1 is a verdict here: an output not delivered is none. */
 	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
-		die_usage("missing subcommand (merge, summary, compare, curve, samples)");
+		die_usage("missing subcommand (merge, summary, compare, curve, samples, ktap)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;
@@ -1018,5 +1073,7 @@ int main(int argc, char **argv)
 		return cmd_curve(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "samples"))
 		return cmd_samples(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ktap"))
+		return cmd_ktap(argc - 1, argv + 1);
 	die_usage("unknown subcommand '%s'", argv[1]);
 }

@@ -324,29 +324,99 @@ TEST(json_round_trip)
 	json_decref(in);
 }
 
+/* Write text to a fresh file; its path in path (a mkstemp template). */
+static void write_tmp(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 TEST(known_regressions)
 {
 	char path[] = "/tmp/bindlab_xfail_XXXXXX";
-	FILE *f;
-	int fd;
+	struct bl_why why = { "" };
 
 	unsetenv("BINDLAB_XFAIL");
 	unsetenv("BINDLAB_XFAIL_FILE");
+	ASSERT_EQ(0, bl_xfail_load("6.18.1", &why));
 	EXPECT_FALSE(bl_known_regression("a.b.c"));
 	setenv("BINDLAB_XFAIL", "x.y.z, a.*.c", 1);
+	ASSERT_EQ(0, bl_xfail_load("6.18.1", &why));
 	EXPECT_TRUE(bl_known_regression("a.b.c"));
 	EXPECT_FALSE(bl_known_regression("a.b.d"));
 	unsetenv("BINDLAB_XFAIL");
-	fd = mkstemp(path);
-	ASSERT_LE(0, fd);
-	f = fdopen(fd, "w");
-	fprintf(f, "# comment\nfix.var.t  *\nfix.other.t  0.0.0-none  # never this kernel\n");
-	fclose(f);
+	write_tmp(path, "# comment\nfix.var.t  6.18.*\nfix.other.t  0.0.0-none  # never this kernel\n");
 	setenv("BINDLAB_XFAIL_FILE", path, 1);
+	ASSERT_EQ(0, bl_xfail_load("6.18.1", &why));
 	EXPECT_TRUE(bl_known_regression("fix.var.t"));
 	EXPECT_FALSE(bl_known_regression("fix.other.t"));
+	ASSERT_EQ(0, bl_xfail_load("6.12.0", &why));
+	EXPECT_FALSE(bl_known_regression("fix.var.t"));
 	unsetenv("BINDLAB_XFAIL_FILE");
 	unlink(path);
+	bl_xfail_reset();
+	/* Not loaded: nothing is declared, regressions fail. */
+	EXPECT_FALSE(bl_known_regression("a.b.c"));
+}
+
+TEST(known_regressions_refused)
+{
+	char path[] = "/tmp/bindlab_xfail_XXXXXX";
+	struct bl_why why = { "" };
+	char line[1200];
+
+	unsetenv("BINDLAB_XFAIL");
+	/* 1100 blanks, then a glob: split at 511, its tail once declared. */
+	memset(line, ' ', 1100);
+	snprintf(line + 1100, sizeof(line) - 1100, "a.*\n");
+	write_tmp(path, line);
+	setenv("BINDLAB_XFAIL_FILE", path, 1);
+	EXPECT_EQ(-EINVAL, bl_xfail_load("6.18.1", &why));
+	EXPECT_NE(NULL, strstr(why.msg, "line 1: 1104 bytes"));
+	EXPECT_FALSE(bl_known_regression("a.b.c"));
+	unlink(path);
+	setenv("BINDLAB_XFAIL_FILE", "/tmp", 1);
+	EXPECT_EQ(-EINVAL, bl_xfail_load(NULL, &why));
+	EXPECT_NE(NULL, strstr(why.msg, "not a regular file"));
+	unsetenv("BINDLAB_XFAIL_FILE");
+	setenv("BINDLAB_XFAIL", "a.b.c,a[b", 1);
+	EXPECT_EQ(-EINVAL, bl_xfail_load(NULL, &why));
+	unsetenv("BINDLAB_XFAIL");
+	EXPECT_TRUE(bl_glob_valid("bind_fastreuse.*_reuseaddr_*.*", &why));
+	EXPECT_TRUE(bl_glob_valid("a[]b].c", &why));
+	EXPECT_TRUE(bl_glob_valid("a[!x]*", &why));
+	EXPECT_FALSE(bl_glob_valid("a[", &why));
+	EXPECT_FALSE(bl_glob_valid("a\\", &why));
+	EXPECT_FALSE(bl_glob_valid("", &why));
+	EXPECT_FALSE(bl_glob_valid("a\033b", &why));
+}
+
+/* The reader's own figures: a failing case's reason is its last diagnostic. */
+TEST(ktap_reader_figures)
+{
+	char path[] = "/tmp/bindlab_ktap_XXXXXX";
+	struct bl_why why = { "" };
+	struct bl_ktap k;
+
+	write_tmp(path, "TAP version 13\n1..2\n#  RUN           f.v.t ...\n"
+		  "# f.c:1:t:growth 14.3 > 3.0\n# t: Test terminated by assertion\n"
+		  "#          FAIL  f.v.t\nnot ok 1 f.v.t\nok 2 f.v.u # SKIP why not\n");
+	ASSERT_EQ(0, bl_ktap_read(path, &k, &why));
+	EXPECT_TRUE(k.plan_ok);
+	ASSERT_EQ(2U, k.n);
+	EXPECT_TRUE(k.cases[0].result == BL_KTAP_FAIL);
+	EXPECT_STREQ("f.c:1:t:growth 14.3 > 3.0", k.cases[0].reason);
+	EXPECT_EQ(7, k.cases[0].line);
+	EXPECT_TRUE(k.cases[1].result == BL_KTAP_SKIP);
+	EXPECT_STREQ("why not", k.cases[1].reason);
+	bl_ktap_free(&k);
+	unlink(path);
+	EXPECT_EQ(-EINVAL, bl_ktap_read("/tmp", &k, &why));
 }
 
 TEST(fd_reserve_reports_need)

@@ -131,6 +131,7 @@ run_part inventory "$here/tests/inventory_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
 run_part degraded "$here/tests/degraded_test.sh"
 run_part fail_closed "$here/tests/fail_closed_test.sh"
+run_part ktap "$here/tests/ktap_test.sh"
 # The kernel's raw verdicts: no declared known regressions here.
 run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
 	make -s -C "$here" run_tests
