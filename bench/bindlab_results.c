@@ -77,8 +77,8 @@ static json_t *test_entry(const char *program, const char *test,
 
 /*
  * A kselftest's KTAP (bench/ktap.c), the user's declarations applied:
- * every case one entry, names and reasons escaped (they come from a
- * program's output), and a broken plan (a crash, a timeout, a usage
+ * every case one entry, names and reasons as the program printed them
+ * (every reader escapes them when it prints them), and a broken plan (a crash, a timeout, a usage
  * error, a malformed or truncated file) the failing entry ktap.plan, so
  * that no verdict rests on tests never run.
  */
@@ -99,15 +99,14 @@ static json_t *parse_ktap(const char *program, const char *path)
 		snprintf(prog, sizeof(prog), "%s%s", program, c->program ? "/" : "");
 		if (c->program)
 			snprintf(prog + strlen(prog), sizeof(prog) - strlen(prog),
-				 "%s", bl_printable(c->program));
-		snprintf(reason, sizeof(reason), "%s", bl_printable(c->reason));
-		json_array_append_new(tests, test_entry(prog, bl_printable(c->name),
-			bl_ktap_result_name(c->result), reason));
+				 "%s", c->program);
+		json_array_append_new(tests, test_entry(prog, c->name,
+			bl_ktap_result_name(c->result), c->reason));
 	}
 	if (!k.plan_ok) {
 		snprintf(reason, sizeof(reason), "%s: %s", path, k.broken);
 		json_array_append_new(tests, test_entry(program, "ktap.plan", "fail",
-							bl_printable(reason)));
+							reason));
 	}
 	bl_ktap_free(&k);
 	return tests;
@@ -479,14 +478,14 @@ static void summary_tests(json_t *tests, int counts[5])
 
 		if (!strcmp(r, "pass"))
 			continue;
-		/* From a file: escaped, one bl_printable() per call. */
+		/* Escaped already: summary escapes the whole run it read. */
 		printf("  %-17s %s.", !strcmp(r, "xfail") ? "known regression" :
 		       !strcmp(r, "skip") ? "skipped" :
 		       !strcmp(r, "fail") ? "FAIL" : "XPASS",
-		       bl_printable(bl_json_str(t, "program")));
-		printf("%s%s", bl_printable(bl_json_str(t, "test")),
+		       bl_json_str(t, "program"));
+		printf("%s%s", bl_json_str(t, "test"),
 		       *bl_json_str(t, "reason") ? ": " : "");
-		printf("%s\n", bl_printable(bl_json_str(t, "reason")));
+		printf("%s\n", bl_json_str(t, "reason"));
 	}
 }
 
@@ -516,15 +515,15 @@ static void summary_env(json_t *run)
 
 	if (!strcmp(bl_json_str(env, "source"), "lava")) {
 		printf("results imported from LAVA, harness %s\n",
-		       bl_printable(bl_json_str(run, "harness_version")));
+		       bl_json_str(run, "harness_version"));
 		return;
 	}
-	/* From the file: escaped, one bl_printable() per call. */
-	printf("kernel %s, ", bl_printable(bl_json_str(env, "kernel_release")));
-	printf("%s, %lld CPUs, ", bl_printable(bl_json_str(env, "cpu_model")),
+	/* Escaped already: summary escapes the whole run it read. */
+	printf("kernel %s, ", bl_json_str(env, "kernel_release"));
+	printf("%s, %lld CPUs, ", bl_json_str(env, "cpu_model"),
 	       json_integer_value(json_object_get(env, "nproc")));
-	printf("clocksource %s, ", bl_printable(bl_json_str(env, "clocksource")));
-	printf("harness %s\n", bl_printable(bl_json_str(run, "harness_version")));
+	printf("clocksource %s, ", bl_json_str(env, "clocksource"));
+	printf("harness %s\n", bl_json_str(run, "harness_version"));
 }
 
 static int cmd_summary(int argc, char **argv)
@@ -558,9 +557,9 @@ static int cmd_summary(int argc, char **argv)
 		word = verdict_word(c, &fails);
 		details = bl_json_str(v, "details");
 		printf("%-48s %10.3f ", bl_json_str(c, "case"), med);
-		printf("%-3s  [%.3f, %.3f]  ", bl_printable(bl_json_str(m, "unit")),
+		printf("%-3s  [%.3f, %.3f]  ", bl_json_str(m, "unit"),
 		       lo, hi);
-		printf("%s%s%s (%zu rounds)\n", bl_printable(details),
+		printf("%s%s%s (%zu rounds)\n", details,
 		       *details ? ", " : "", word,
 		       json_array_size(json_object_get(m, "samples")));
 	}

@@ -39,13 +39,13 @@ static bool params_differ(json_t *a, json_t *b, char *key, size_t len)
 	json_object_foreach(a, k, v) {
 		if (json_equal(v, json_object_get(b, k)))
 			continue;
-		snprintf(key, len, "%s", bl_printable(k));
+		snprintf(key, len, "%s", k);
 		return true;
 	}
 	json_object_foreach(b, k, v) {
 		if (json_object_get(a, k))
 			continue;
-		snprintf(key, len, "%s", bl_printable(k));
+		snprintf(key, len, "%s", k);
 		return true;
 	}
 	return false;

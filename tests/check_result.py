@@ -34,7 +34,7 @@ def main():
     if res["schema"] != "bindlab.result" or res["tool"] != "bind_bench":
         fail("wrong schema or tool")
     env = res["env"]
-    for key in ("kernel_release", "cpu_model", "nproc", "clocksource", "sysctls"):
+    for key in ("kernel_release", "cpu_model", "nproc", "clocksource", "caller_sysctls"):
         if key not in env:
             fail("env lacks " + key)
     p, settings = res["params"], res["settings"]

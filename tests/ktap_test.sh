@@ -221,7 +221,7 @@ merge_checks() {
 	else
 		tap_ok "merge.names_escaped"
 	fi
-	grep_ok "merge.escaped_name_shown" 'bell\\\\x07and\\\\x09tab'
+	grep_ok "merge.escaped_name_shown" 'bell\\x07and\\x09tab'
 	# The environment is read from the file too.
 	python3 - "$m" <<'PY'
 import json, sys
