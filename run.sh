@@ -207,8 +207,11 @@ run_ktaps() {
 	t=$(ksft_timeout) || exit 2
 	step "kselftests: $*"
 	for name in "$@"; do
+		# Both die with their parent: timeout with run.sh, the
+		# harness with timeout (a harness's tests die with it).
 		"${pdeath[@]}" env BINDLAB_MODEL_DEPTH="${BINDLAB_MODEL_DEPTH:-2}" \
-			timeout -k 5 "$t" "$here/$name" >"$dir/$name.ktap" 2>&1 &
+			timeout -k 5 "$t" "${pdeath[@]}" "$here/$name" \
+			>"$dir/$name.ktap" 2>&1 &
 		pids+=($!)
 	done
 	children=("${pids[@]}")

@@ -50,166 +50,359 @@ die()
 	exit 2
 }
 
-# The one KTAP reader. Prints the normalized lines, and for every program
-# of the runner one "prog NAME ok|skip|broken WHY" line after its cases
-# (what the LAVA side needs to fail one program closed). Bytes, not
-# characters: run with LC_ALL=C.
+# The one KTAP reader, a port of the host's (bench/ktap.c; the format in
+# tests/ktap/README.md): the same grammar, limits and verdicts, reading
+# stopped at the first error (the runner's result for a program closes
+# that program, and the next one is read on). Bytes, not characters: run
+# with LC_ALL=C. The file's NUL bytes and newlines are found before awk
+# reads it (awk cannot see a NUL, nor a last line without its newline):
+# nul, the line of the first NUL (0: none), nls, the number of newlines.
+#
+# mode=parse: the normalized lines (names escaped as bl_printable()).
+# mode=lava: in the order of the file, "case RESULT SET NAME" (SET the
+# program, or bindlab; SET and NAME as LAVA names) and "bad SET WHY" for
+# each error, SET the program it broke or bindlab.
 # shellcheck disable=SC2016 # awk's own $0 and $1, not the shell's
 KTAP_AWK='
-function broken(why) {
-	if (sec != "") {
-		if (swhy == "")
-			swhy = why
-	} else if (twhy == "") {
-		twhy = why
-	}
+function is_version(l) {
+	return l == "TAP version 13" || l == "TAP version 14" || l == "KTAP version 1"
+}
+# An error of the file: its plan is broken; stopit: nothing more is read.
+# ctx names the program it breaks ("": the file itself).
+function broken(why, stopit) {
+	if (stopit)
+		stop = 1
 	bad = 1
+	ev[++nev] = "b"
+	evset[nev] = ctx
+	evwhy[nev] = why
 }
-# "[not ]ok N [- ]DESC [# DIRECTIVE]" -> rnum, rdesc, rres; 0 if malformed.
-function result(line,   ok, n, d, w) {
-	ok = (line ~ /^ok/)
-	sub(/^(not )?ok/, "", line)
-	if (line !~ /^ [0-9]+( |$)/)
-		return 0
-	line = substr(line, 2)
-	n = line
-	sub(/ .*/, "", n)
-	rnum = n + 0
-	line = substr(line, length(n) + 2)
-	sub(/^- /, "", line)
-	d = ""
-	if (line ~ /^# /) {
-		d = substr(line, 3)
-		line = ""
-	} else if (index(line, " # ")) {
-		d = substr(line, index(line, " # ") + 3)
-		line = substr(line, 1, index(line, " # ") - 1)
+function level_reset(lv) {
+	plan[lv] = -1
+	nxt[lv] = 1
+	cnt[lv, "pass"] = cnt[lv, "fail"] = cnt[lv, "skip"] = 0
+	cnt[lv, "xfail"] = cnt[lv, "xpass"] = 0
+}
+# The digits at the start of s (at most 9): their value, -1 if none or
+# more; numlen, how many were read.
+function ktap_num(s) {
+	match(s, /^[0-9]*/)
+	numlen = RLENGTH > 10 ? 10 : RLENGTH
+	return numlen && numlen < 10 ? substr(s, 1, numlen) + 0 : -1
+}
+function add_case(name, r) {
+	n++
+	cname[n] = name
+	cres[n] = r
+	cprog[n] = in_sub && hashdr ? header : ""
+	cnt[in_sub, r]++
+	ev[++nev] = "c"
+	evcase[nev] = n
+}
+# The program of a runner result "selftests: DIR: PROG", or "".
+function runner_program(s,   p) {
+	if (substr(s, 1, 11) != "selftests: " || !match(s, /:[^:]*$/))
+		return ""
+	p = substr(s, RSTART + 2)
+	return substr(s, RSTART + 1, 1) == " " ? p : ""
+}
+function check_totals(t,   lv, v, k) {
+	lv = in_sub
+	if (t !~ totals_re) {
+		broken("a totals line KTAP does not know", 1)
+		return
 	}
-	rdesc = line
+	gsub(/[^-+0-9]+/, " ", t)
+	k = split(t, v, " ")
+	if (k != 6 || v[1] + 0 != cnt[lv, "pass"] || v[2] + 0 != cnt[lv, "fail"] ||
+	    v[3] + 0 != cnt[lv, "xfail"] || v[4] + 0 != cnt[lv, "xpass"] ||
+	    v[5] + 0 != cnt[lv, "skip"])
+		broken("totals that disagree with the results above", 1)
+}
+function diag_line(d) {
+	if (substr(d, 1, 8) == "Totals: ")
+		check_totals(d)
+}
+function plan_line(lv, l,   s, v) {
+	s = substr(l, 4)
+	v = ktap_num(s)
+	s = substr(s, numlen + 1)
+	if (plan[lv] >= 0) {
+		broken("a second plan", 1)
+		return
+	}
+	if (nxt[lv] > 1) {
+		broken("the plan after results (KTAP wants it first)", 1)
+		return
+	}
+	if (v < 0 || v > 100000 || (s != "" && substr(s, 1, 2) != " #")) {
+		broken("a plan KTAP does not know (1..N, N <= 100000)", 1)
+		return
+	}
+	plan[lv] = v
+	if (v)
+		return
+	if (substr(s, 1, 7) != " # SKIP") {
+		broken("a plan of 0 tests without # SKIP and its reason", 1)
+		return
+	}
+	add_case("ktap.plan", "skip")
+	# Not a result the program printed: no totals count it.
+	cnt[lv, "skip"]--
+}
+# The result a directive gives ("" or " DIRECTIVE reason").
+function directive(ok, d,   w) {
+	sub(/^ */, "", d)
 	w = toupper(d)
-	sub(/[^A-Z].*/, "", w)
-	rres = ok ? "pass" : "fail"
-	if (w == "SKIP")
-		rres = "skip"
-	else if (w == "XFAIL")
-		rres = "xfail"
-	else if (w == "XPASS")
-		rres = "xpass"
-	else if (w == "TODO")
-		rres = ok ? "xpass" : "xfail"
-	rdir = d
-	return 1
+	if (w ~ /^SKIP( |$)/)
+		return "skip"
+	if (w ~ /^XFAIL( |$)/)
+		return ok ? "xfail" : "fail"
+	if (w ~ /^XPASS( |$)/)
+		return ok ? "xpass" : "fail"
+	if (w ~ /^TODO( |$)/)
+		return ok ? "xpass" : "xfail"
+	return ok ? "pass" : "fail"
 }
-# A result at one level: numbers 1, 2, ... in order, none after a late plan.
-function counted(level) {
-	if (rnum != cnt[level] + 1)
-		broken("test " rnum " after test " cnt[level])
-	if (late[level])
-		broken("test " rnum " after the plan")
-	cnt[level]++
+function case_result(ok, name, hasdir, dir) {
+	if (name == "") {
+		broken("a result without a name", 1)
+		return
+	}
+	add_case(name, hasdir ? directive(ok, dir) : ok ? "pass" : "fail")
 }
-function plan_line(level, line) {
-	if (plan[level] >= 0)
-		broken("a second plan")
-	plan[level] = substr(line, 4) + 0
-	late[level] = cnt[level] > 0
+# The runner result of a program: it closes the program.
+function runner_result(ok, name, hasdir, dir,   prog, why, failed, i) {
+	prog = runner_program(name)
+	why = hasdir ? dir : ""
+	if (prog == "") {
+		broken("a case at the runner'"'"'s level (runner results are '"'"'selftests: DIR: PROG'"'"')", 1)
+		return
+	}
+	if (!in_sub) {
+		ctx = prog
+		broken("no KTAP from " prog " before the runner'"'"'s result", 0)
+		return
+	}
+	if (hashdr && header != prog) {
+		broken("the runner'"'"'s result names " prog ", its header " header, 1)
+		return
+	}
+	for (i = sub_first + 1; i <= n; i++) {
+		if (cprog[i] == "")
+			cprog[i] = prog
+		if (cres[i] == "fail")
+			failed = 1
+	}
+	in_sub = 0
+	hashdr = 0
+	header = ""
+	ctx = prog
+	sub(/^ */, "", why)
+	if (plan[1] >= 0 && nxt[1] - 1 < plan[1])
+		broken(prog ": " nxt[1] - 1 " of " plan[1] " planned tests reported (" (why != "" ? why : "crash or timeout") ")", 0)
+	else if (plan[1] < 0)
+		broken(prog " printed no plan", 0)
+	else if (!ok && !failed && !index(why, "SKIP"))
+		broken("the runner says " prog " failed (" why ") with no failing case", 0)
 }
-function plan_met(level, what) {
-	if (plan[level] < 0)
-		broken(what ": no plan")
-	else if (cnt[level] != plan[level])
-		broken(what ": " cnt[level] " of " plan[level] " planned tests")
+function result_line(lv, l,   ok, s, v, name, dir, hasdir, h) {
+	ok = substr(l, 1, 3) == "ok "
+	s = substr(l, ok ? 4 : 8)
+	v = ktap_num(s)
+	s = substr(s, numlen + 1)
+	if (v < 0 || (s != "" && substr(s, 1, 1) != " ")) {
+		broken("a result without a test number", 1)
+		return
+	}
+	if (plan[lv] < 0) {
+		broken("result " v " before the plan", 1)
+		return
+	}
+	if (v != nxt[lv]) {
+		broken("test number " v " where " nxt[lv] " was due (repeated or out of order)", 1)
+		return
+	}
+	if (v > plan[lv]) {
+		broken("test " v " beyond the plan of " plan[lv], 1)
+		return
+	}
+	if (substr(s, 1, 1) == " ")
+		s = substr(s, 2)
+	# TAP'"'"'s optional "- " before the name is no part of it.
+	if (substr(s, 1, 2) == "- ")
+		s = substr(s, 3)
+	name = s
+	h = index(s, " #")
+	if (h && (substr(s, h + 2, 1) == " " || substr(s, h + 2) == "")) {
+		name = substr(s, 1, h - 1)
+		dir = substr(s, h + 2)
+		hasdir = 1
+	}
+	nxt[lv]++
+	if (lv == 1)
+		case_result(ok, name, hasdir, dir)
+	else if (in_sub || runner || runner_program(name) != "")
+		runner_result(ok, name, hasdir, dir)
+	else
+		case_result(ok, name, hasdir, dir)
 }
-function open_sec(p) {
-	if (sec != "")
-		close_sec("no result line from the runner")
-	sec = p; swhy = ""; sfail = 0; sskip = 0
-	plan[1] = -1; cnt[1] = 0; late[1] = 0
+function top_diag(d,   prog) {
+	prog = runner_program(d)
+	if (prog == "") {
+		diag_line(d)
+		return
+	}
+	runner = 1
+	header = prog
+	hashdr = 1
 }
-function close_sec(runner,   st) {
-	plan_met(1, sec)
-	if (runner != "")
-		broken(runner)
-	st = swhy != "" ? "broken" : (sskip ? "skip" : "ok")
-	print "prog " sec " " st " " swhy
-	sec = ""
+# One line of a level, its "# " nesting removed; lv 1: a program'"'"'s KTAP.
+function level_line(lv, l) {
+	if (l == "")
+		return
+	if (is_version(l))
+		broken("a second version line", 1)
+	else if (substr(l, 1, 3) == "1..")
+		plan_line(lv, l)
+	else if (substr(l, 1, 3) == "ok " || substr(l, 1, 7) == "not ok " || l == "ok" || l == "not ok")
+		result_line(lv, l)
+	else if (substr(l, 1, 1) == "#" && lv == 0 && !in_sub)
+		top_diag(substr(l, 2 + (substr(l, 2, 1) == " ")))
+	else if (substr(l, 1, 1) == "#")
+		diag_line(substr(l, 2 + (substr(l, 2, 1) == " ")))
+	else
+		broken("not KTAP (text after a crash?): '"'"'" substr(l, 1, 60) "'"'"'", 1)
 }
-# The runner line of program p: closes its section.
-function runner_line(p,   why) {
-	if (sec != p)
-		open_sec(p)
-	why = ""
-	if (rres == "skip")
-		sskip = 1
-	else if (rres == "fail" && !sfail)
-		why = "runner: not ok (" rdir ") with no failing test"
-	close_sec(why)
+function ktap_line(l) {
+	ctx = in_sub && hashdr ? header : ""
+	if (lineno == 1) {
+		if (!is_version(l))
+			broken("no version line: KTAP starts with '"'"'TAP version 13'"'"' or '"'"'KTAP version 1'"'"'", 1)
+		return
+	}
+	if (substr(l, 1, 2) == "# " && is_version(substr(l, 3))) {
+		if (in_sub)
+			broken("a second version line inside a program'"'"'s KTAP", 1)
+		else if (plan[0] < 0)
+			broken("a program'"'"'s KTAP before the runner'"'"'s plan", 1)
+		in_sub = 1
+		runner = 1
+		level_reset(1)
+		sub_first = n
+		return
+	}
+	if (!in_sub || substr(l, 1, 1) != "#")
+		level_line(0, l)
+	else if (substr(l, 2, 1) == " " || l == "#")
+		level_line(1, substr(l, 2 + (substr(l, 2, 1) == " ")))
+	else
+		broken("not KTAP inside a program'"'"'s KTAP: '"'"'" substr(l, 1, 60) "'"'"'", 1)
 }
-function nested(line) {
-	if (line ~ /^1\.\.[0-9]+( |$)/) {
-		plan_line(1, line)
-		if (plan[1] == 0 && toupper(line) ~ /# *SKIP/)
-			sskip = 1
-	} else if (line ~ /^(not )?ok( |$)/) {
-		if (!result(line))
-			broken("malformed result line")
-		else {
-			counted(1)
-			sfail = sfail || rres == "fail" || rres == "xpass"
-			print rres " " sec "/" rdesc
+function ktap_end() {
+	stop = 1
+	ctx = in_sub && hashdr ? header : ""
+	if (!lineno)
+		broken("an empty file", 1)
+	else if (in_sub)
+		broken("end of file inside the KTAP of " (hashdr ? header : "a program") ": no result from the runner (killed?)", 1)
+	else if (plan[0] < 0)
+		broken("end of file and no plan", 1)
+	else if (nxt[0] - 1 < plan[0])
+		broken("end of file after " nxt[0] - 1 " of " plan[0] " planned results (crash or timeout)", 1)
+}
+# bl_printable(): a byte outside printable ASCII as \xNN, a backslash as
+# \\, at most 200 bytes, then "..." (none when all 200 took 4 bytes: the
+# host'"'"'s buffer is full then).
+function printable(s,   out, i, k, c, w) {
+	k = length(s)
+	if (k <= 200 && s !~ /[^ -~]/ && !index(s, "\\"))
+		return s
+	out = ""
+	for (i = 1; i <= k && i <= 200; i++) {
+		c = substr(s, i, 1)
+		if (c == "\\") {
+			out = out "\\\\"
+			w += 2
+		} else if (ord[c] >= 32 && ord[c] <= 126) {
+			out = out c
+			w++
+		} else {
+			out = out sprintf("\\x%02x", ord[c])
+			w += 4
 		}
 	}
+	return k > 200 && w < 799 ? out "..." : out
+}
+# A LAVA name: letters, digits, "_", "." and "-".
+function clean(s) {
+	gsub(/[^A-Za-z0-9_.-]/, "_", s)
+	return s
 }
 BEGIN {
-	plan[0] = -1
-	bad = 0
+	for (i = 1; i < 256; i++)
+		ord[sprintf("%c", i)] = i
+	ws = "[ " sprintf("%c%c%c%c%c", 9, 10, 11, 12, 13) "]*"
+	num = ws "[-+]?[0-9]+" ws
+	totals_re = "^Totals:" ws "pass:" num "fail:" num "xfail:" num "xpass:" num "skip:" num "error:" ws "[-+]?[0-9]+$"
+	in_sub = runner = hashdr = n = nev = bad = stop = 0
+	level_reset(0)
+	level_reset(1)
+	nul += 0
+	nls += 0
 }
 {
-	sub(/\r$/, "")
-	if (length($0) > 4096) {
-		broken("line " NR ": longer than 4096 bytes")
-		next
+	lineno = NR
+	ctx = in_sub && hashdr ? header : ""
+	if (length($0) + (NR <= nls) > 4096)
+		broken("a line of " length($0) + (NR <= nls) " bytes, over the limit of 4096", 1)
+	else if (NR == nul)
+		broken("a NUL byte", 1)
+	else if (NR > nls)
+		broken("no newline at its end: the file is truncated", 1)
+	else {
+		line = $0
+		sub(/\r$/, "", line)
+		ktap_line(line)
 	}
-}
-/^# selftests: [^:]*: / {
-	p = $0
-	sub(/^# selftests: [^:]*: /, "", p)
-	open_sec(p)
-	next
-}
-sec != "" && /^# / {
-	nested(substr($0, 3))
-	next
-}
-/^1\.\.[0-9]+( |$)/ {
-	plan_line(0, $0)
-	next
-}
-/^(not )?ok( |$)/ {
-	if (!result($0)) {
-		broken("line " NR ": malformed result line")
-		next
-	}
-	counted(0)
-	if (rdesc ~ /^selftests: [^:]*: /) {
-		sub(/^selftests: [^:]*: /, "", rdesc)
-		runner_line(rdesc)
-	} else {
-		print rres " " rdesc
-	}
+	if (stop)
+		exit
 }
 END {
-	if (sec != "")
-		close_sec("no result line from the runner (crash or hang)")
-	plan_met(0, "top level")
-	if (twhy != "")
-		print "prog - broken " twhy
+	if (!stop)
+		ktap_end()
+	if (mode == "lava") {
+		for (i = 1; i <= nev; i++) {
+			if (ev[i] == "c") {
+				k = evcase[i]
+				print "case " cres[k] " " (cprog[k] != "" ? clean(cprog[k]) : "bindlab") " " clean(cname[k])
+			} else {
+				print "bad " (evset[i] != "" ? clean(evset[i]) : "bindlab") " " evwhy[i]
+			}
+		}
+		exit
+	}
+	for (i = 1; i <= n; i++)
+		print cres[i] " " (cprog[i] != "" ? printable(cprog[i]) "/" : "") printable(cname[i])
 	print "plan " (bad ? "broken" : "ok")
 }'
 
+# ktap_read MODE FILE: the reader (MODE parse or lava) on FILE.
 ktap_read()
 {
-	LC_ALL=C awk "$KTAP_AWK" "$@"
+	nl=$(tr -cd '\n' <"$2" | wc -c)
+	nul=$(tr -cd '\000\n' <"$2" | tr '\000' N | LC_ALL=C awk '/N/ { print NR; exit }')
+	tr '\000' N <"$2" | LC_ALL=C awk -v mode="$1" -v nls="$nl" -v nul="${nul:-0}" \
+		"$KTAP_AWK"
+}
+
+# ktap_stdin MODE: the reader on stdin, kept in a temporary file.
+ktap_stdin()
+{
+	kin=$(mktemp) || die "no temporary file"
+	cat >"$kin"
+	ktap_read "$1" "$kin"
+	rm -f "$kin"
 }
 
 parse()
@@ -217,48 +410,50 @@ parse()
 	if ! [ -f "$1" ] || ! [ -r "$1" ]; then
 		die "parse: cannot read '$1'"
 	fi
-	ktap_read "$1" | grep -v '^prog '
+	# The host's limit of an input file (BL_MAX_INPUT_BYTES).
+	if [ "$(wc -c <"$1")" -gt 268435456 ]; then
+		die "parse: '$1' is larger than 268435456 bytes"
+	fi
+	ktap_read parse "$1"
 }
 
-# The reader's lines -> result lines: one set per program; XFAIL is a
-# pass, XPASS a failure (as the harness counts them); a broken program
-# gets the failing ktap.plan, the runner's own breakage set bindlab's.
+# The reader's lines (mode lava) -> result lines: one set per program; XFAIL
+# is a pass, XPASS a failure (as the harness counts them); an error gets
+# the failing ktap.plan of the set it broke (the program's, or bindlab's
+# for the file itself), once a set, in place of a skipped ktap.plan.
 # Expected programs ($1, words) that never showed fail too.
 to_results()
 {
 	awk -v expect="$1" '
-	function clean(s) {
-		gsub(/[^A-Za-z0-9_.-]/, "_", s)
-		return s
-	}
 	function set(p) {
-		if (p != cur)
-			print "set " p
+		if (p != cur) {
+			out[++no] = "set " p
+			plan = 0
+		}
 		cur = p
 		seen[p] = 1
 	}
-	$1 == "prog" {
-		p = $2 == "-" ? "bindlab" : clean($2)
-		set(p)
-		if ($3 == "skip" && !ncase[p])
-			print "case ktap.plan skip"
-		if ($3 != "broken")
-			next
-		print "case ktap.plan fail"
-		why = $0
-		sub(/^prog [^ ]* broken /, "", why)
-		print "bindlab-lava.sh: " p ": " why > "/dev/stderr"
+	$1 == "case" {
+		set($3)
+		r = $2 == "xfail" ? "pass" : ($2 == "xpass" ? "fail" : $2)
+		out[++no] = "case " $4 " " r
+		if ($4 == "ktap.plan")
+			plan = no
 		next
 	}
-	$1 != "plan" {
-		r = $1 == "xfail" ? "pass" : ($1 == "xpass" ? "fail" : $1)
-		name = substr($0, length($1) + 2)
-		p = index(name, "/") ? clean(substr(name, 1, index(name, "/") - 1)) : "bindlab"
-		set(p)
-		ncase[p]++
-		print "case " clean(substr(name, index(name, "/") + 1)) " " r
+	$1 == "bad" {
+		set($2)
+		why = $0
+		sub(/^bad [^ ]* /, "", why)
+		print "bindlab-lava.sh: " $2 ": " why > "/dev/stderr"
+		if (plan)
+			out[plan] = "case ktap.plan fail"
+		else
+			out[plan = ++no] = "case ktap.plan fail"
 	}
 	END {
+		for (i = 1; i <= no; i++)
+			print out[i]
 		k = split(expect, want, " ")
 		for (i = 1; i <= k; i++) {
 			if (want[i] in seen)
@@ -369,7 +564,7 @@ run_one()
 	t=$(sed -n 's/^timeout=//p' "$bin/settings" 2>/dev/null)
 	args=
 	for n in "$@"; do args="$args -r $n"; done
-	printf '1..1\n# selftests: net/bindlab: %s\n' "$prog"
+	printf 'TAP version 13\n1..1\n# selftests: net/bindlab: %s\n' "$prog"
 	rcf=$(mktemp) || die "no temporary file"
 	# shellcheck disable=SC2086 # -r NAME pairs; names are [A-Za-z0-9_.]
 	{ (cd "$bin" && exec timeout "${t:-45}" "./$prog" $args) 2>&1
@@ -408,7 +603,7 @@ one_prog()
 	[ -n "$run$skip" ] || return 1
 	if [ -n "$run" ]; then
 		# shellcheck disable=SC2086 # names are words
-		run_one "$p" "$dir" $run | tee /dev/stderr | ktap_read | to_results "$p"
+		run_one "$p" "$dir" $run | tee /dev/stderr | ktap_stdin lava | to_results "$p"
 	fi
 	# Under PROG's own set again: the reader may have closed with the
 	# runner's set.
@@ -442,7 +637,7 @@ kselftest()
 	if [ -z "$opt_skip$opt_test" ]; then
 		# The KTAP goes to the console (LAVA's log) and to the reader.
 		(cd "$dir" && ./run_kselftest.sh -c net/bindlab 2>&1) |
-			tee /dev/stderr | ktap_read | to_results "$progs"
+			tee /dev/stderr | ktap_stdin lava | to_results "$progs"
 		return 0
 	fi
 	found=0
@@ -574,6 +769,6 @@ bench) bench "$@" ;;
 report) [ $# -eq 0 ] || die "usage: report"; report ;;
 parse) [ $# -eq 1 ] || die "usage: parse FILE"; parse "$1" ;;
 names) [ $# -ge 1 ] || die "usage: names PROG..."; names "$@" ;;
-results) ktap_read | to_results "$*" ;;
+results) ktap_stdin lava | to_results "$*" ;;
 *) die "unknown mode '$mode'" ;;
 esac
