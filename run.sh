@@ -16,7 +16,7 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]   (options may follow the files)
        ./run.sh test                        the project's own tests (CI)
        ./run.sh cases                       the benchmark cases (./cases)
-       ./run.sh import-lava OUT.json LAVA.json   LAVA results into a run file
+       ./run.sh import-lava [--names FILE] OUT.json LAVA...   LAVA results into a run file
        ./run.sh ktap [--xfail-from-env] FILE...   judge any kselftest KTAP output
        ./run.sh kernel-build|vm|ab|bisect|lava ARGS...   kernel lab (see each --help)
        ./run.sh --help
@@ -52,8 +52,9 @@ exit: 0 ok, 1 regression, 2 usage or bad input, 4 skipped (no privilege/netns)
 EOT
 }
 
+# Every word of a message may come from an argument or a file: escaped.
 die_usage() {
-	echo "run.sh: $*" >&2
+	echo "run.sh: $(bl_esc "$*")" >&2
 	exit 2
 }
 
@@ -489,10 +490,52 @@ cmd_cases() {
 
 # import-lava OUT LAVA.json: the format is README "LAVA".
 cmd_import_lava() {
-	[ $# -eq 2 ] || die_usage "import-lava needs OUT.json LAVA.json"
+	local names="" out tmp f n=0 conv=() lavas=() progs=() p
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--names) [ -n "${2:-}" ] || die_usage "--names needs FILE"; names=$2; shift ;;
+		--names=*) names=${1#--names=}; [ -n "$names" ] || die_usage "--names needs FILE" ;;
+		--) shift; break ;;
+		-*) die_usage "import-lava: unknown option '$1'" ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[ $# -ge 2 ] || die_usage "import-lava needs OUT.json LAVA... (see README \"Importing LAVA results\")"
+	out=$1
+	shift
 	build build
+	make_tmp tmp
+	# Our own import format goes straight to merge; anything else (a
+	# lava-run log, a server's export) through lava/lava-results.py,
+	# as one job: REST pages must add up together.
+	for f in "$@"; do
+		if python3 "$here/lava/lava-results.py" --is-import "$f" 2>/dev/null; then
+			lavas+=(--lava "$f")
+		else
+			conv+=("$f")
+		fi
+	done
+	if [ ${#conv[@]} -gt 0 ]; then
+		if [ -z "$names" ]; then
+			read -ra progs <<<"$(ksft_programs)"
+			for p in "${progs[@]}"; do
+				progs[n]=$here/$p
+				n=$((n + 1))
+			done
+			names=$tmp/names
+			sh "$here/lava/bindlab-lava.sh" names "${progs[@]}" >"$names" ||
+				die_usage "cannot list the kselftests' names (lava/bindlab-lava.sh names)"
+		fi
+		# 0 all passed, 1 a case failed: both a result to import.
+		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json"
+		if [ $? -gt 1 ] || [ ! -s "$tmp/lava.json" ]; then
+			die_usage "import-lava: lava/lava-results.py refused ${conv[*]}"
+		fi
+		lavas+=(--lava "$tmp/lava.json")
+	fi
 	bl_case_decls "${BL_CASE_NAMES[@]}"
-	own "$results_tool" merge "$1" "${BL_CASE_DECLS[@]}" --lava "$2"
+	own "$results_tool" merge "$out" "${BL_CASE_DECLS[@]}" "${lavas[@]}"
 }
 
 # ktap [--xfail-from-env [--release R]] FILE...: the companion's KTAP

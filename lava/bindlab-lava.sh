@@ -23,12 +23,15 @@
 # to the programs), -s SKIPFILE (test globs, one a line, # comments: those
 # tests and cases are skipped), -t TST_CASENAME (run this one test or case).
 #
-# Normalized format (shared with the host-side KTAP reader, corpus
-# tests/ktap/): one line per test case in order, "RESULT NAME", RESULT one
-# of pass fail skip xfail xpass, NAME "PROGRAM/CASE" under kselftest's
-# runner; then "plan ok" or "plan broken" (a plan missing or unmet, a
-# number twice or out of order, a program cut short, a line over 4096
-# bytes: refused, never split).
+# Normalized format (shared with the host-side KTAP reader bench/ktap.c,
+# corpus and README tests/ktap/): one line per test case in order, "RESULT
+# NAME", RESULT one of pass fail skip xfail xpass, NAME "PROGRAM/CASE"
+# under kselftest's runner, escaped as the host escapes it; then "plan ok"
+# or "plan broken" (no version line, a plan missing or unmet, a number
+# twice, out of order or beyond the plan, a program cut short, a line over
+# 4096 bytes, a NUL byte, a last line without its newline, text that is
+# not KTAP, totals that disagree: refused, never split). Reading stops at
+# the first error; the cases before it are listed.
 #
 # Result lines: "set NAME" (a LAVA test set: the program, bindlab-bench,
 # or bindlab for the runner itself), "case NAME RESULT [MEASUREMENT

@@ -3,6 +3,7 @@
 """LAVA's results of a bindlab job -> the JSON that bindlab_results imports.
 
 usage: lava-results.py [--names FILE] IN... OUT.json
+       lava-results.py --is-import FILE   exit 0 when FILE is the import format
 
 IN is what a fleet gives (the format is recognised, and one job may come
 as several files, e.g. REST pages):
@@ -31,6 +32,8 @@ included), 3 no test result of the job's test definitions (boot or
 harness failure), 2 usage or bad input.
 """
 import json
+import os
+import stat
 import math
 import re
 import sys
@@ -50,10 +53,38 @@ def slug(text):
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_")
 
 
+MAX_INPUT = 256 << 20
+
+
+def regular(path):
+    """path, once known to be a regular file of at most MAX_INPUT bytes:
+    a FIFO or a device would block or never end."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise Bad("%s: not a regular file" % path)
+    if st.st_size > MAX_INPUT:
+        raise Bad("%s: larger than %d bytes" % (path, MAX_INPUT))
+    return path
+
+
+def is_import(path):
+    """Is path already the import format (a JSON array of result dicts
+    with definition, case and result)? run.sh passes such a file on."""
+    try:
+        with open(regular(path), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, UnicodeError, Bad, ValueError):
+        return False
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(r, dict) and all(isinstance(r.get(k), str)
+                                    for k in ("definition", "case", "result"))
+        for r in data)
+
+
 def load_names(path):
     """kselftest.sh name -> (program, test), from "PROG NAME" lines."""
     names, seen = {}, {}
-    with open(path, encoding="utf-8") as f:
+    with open(regular(path), encoding="utf-8") as f:
         for num, line in enumerate(f, 1):
             words = line.split()
             if len(words) != 2:
@@ -133,7 +164,7 @@ def export_records(path, data):
 
 def read_input(path, pages):
     """(where, LAVA result dict) of one input file, in order."""
-    with open(path, encoding="utf-8", errors="strict") as f:
+    with open(regular(path), encoding="utf-8", errors="strict") as f:
         text = f.read()
     # lava-run's log: its records one a line, maybe after other output
     # (lava.sh keeps lava-run's stderr, where Python's warnings go too).
@@ -230,6 +261,8 @@ def summary(nin, results, nmapped):
 
 def main(argv):
     args, names_file = argv[1:], None
+    if len(args) == 2 and args[0] == "--is-import":
+        return 0 if is_import(args[1]) else 1
     if args[:1] == ["--names"] and len(args) > 1:
         names_file, args = args[1], args[2:]
     if len(args) < 2 or any(a.startswith("-") for a in args):

@@ -18,3 +18,19 @@ bl_num() {
 	[[ $1 == -* ]] && v=$((-v))
 	[ "$v" -ge "$2" ] && [ "$v" -le "$3" ]
 }
+
+# bl_esc TEXT: TEXT as it may reach a terminal, the shell's twin of
+# lib/parse.c's bl_printable(): control bytes and bytes above 0x7e as
+# \xNN, a backslash as \\, cut past 200 bytes.
+bl_esc() {
+	LC_ALL=C awk -v s="${1:0:200}" -v cut=$((${#1} > 200)) 'BEGIN {
+		for (i = 0; i < 256; i++) ord[sprintf("%c", i)] = i
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (c == "\\") printf "\\\\"
+			else if (ord[c] < 32 || ord[c] > 126) printf "\\x%02x", ord[c]
+			else printf "%s", c
+		}
+		if (cut) printf "..."
+	}'
+}
