@@ -313,8 +313,10 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 	char *hash;
 	long n;
 
-	*ok = !strncmp(l, "ok ", 3);
-	s = l + (*ok ? 3 : 7);
+	/* "ok" or "not ok", maybe bare: never read past the line's end. */
+	*ok = !strncmp(l, "ok", 2);
+	s = l + (*ok ? 2 : 6);
+	s += *s == ' ';
 	n = ktap_num(&s);
 	if (n < 0 || (*s && *s != ' ')) {
 		broken(p, "a result without a test number");

@@ -219,7 +219,7 @@ case ktap.plan fail
 set tw_reuse_loopback
 case tw_reuse.reuse2_v4_loopback.reuses pass"
 	# A program that printed nothing, one never started.
-	printf '1..2\n# selftests: net/bindlab: bind_bhash_test\nnot ok 1 selftests: net/bindlab: bind_bhash_test # exit=139\n' >"$tmp/ktap"
+	printf 'TAP version 13\n1..2\n# selftests: net/bindlab: bind_bhash_test\nnot ok 1 selftests: net/bindlab: bind_bhash_test # exit=139\n' >"$tmp/ktap"
 	parse_case no_plan_and_missing_fail_closed "set bind_bhash_test
 case ktap.plan fail
 set bindlab
@@ -227,7 +227,7 @@ case ktap.plan fail
 set tw_reuse_loopback
 case ktap.plan fail"
 	# A timeout after every planned case, and an exit without a failure.
-	printf '1..2\n# selftests: net/bindlab: bind_bhash_test\n# 1..1\n# ok 1 a.b.c\nnot ok 1 selftests: net/bindlab: bind_bhash_test # TIMEOUT 300 seconds\n# selftests: net/bindlab: tw_reuse_loopback\n# 1..0 # SKIP no netns\nok 2 selftests: net/bindlab: tw_reuse_loopback # SKIP\n' >"$tmp/ktap"
+	printf 'TAP version 13\n1..2\n# selftests: net/bindlab: bind_bhash_test\n# TAP version 13\n# 1..1\n# ok 1 a.b.c\nnot ok 1 selftests: net/bindlab: bind_bhash_test # TIMEOUT 300 seconds\n# selftests: net/bindlab: tw_reuse_loopback\n# TAP version 13\n# 1..0 # SKIP no netns\nok 2 selftests: net/bindlab: tw_reuse_loopback # SKIP\n' >"$tmp/ktap"
 	parse_case timeout_and_skip "set bind_bhash_test
 case a.b.c pass
 case ktap.plan fail
@@ -278,17 +278,18 @@ corpus_tests() {
 	[ "$n" -gt 0 ] || tap_not_ok "lava.parse.$2" "no .ktap in $dir"
 }
 
-# A line of exactly 4096 bytes is read; one of 4097 is refused, not split.
+# A line of 4096 bytes with its newline is read (its name printed cut at
+# 200 bytes, as bl_printable() cuts); one byte more is refused, not split.
 long_line_tests() {
 	local name
 
 	name=$(printf 'a.%04094d' 0 | tr 0 b)
-	# "ok 1 " and the name: 4096 bytes, then 4097.
-	printf '1..1\nok 1 %s\n' "${name:0:4091}" >"$tmp/long.ktap"
+	# "ok 1 ", the name and the newline: 4096 bytes, then 4097.
+	printf 'TAP version 13\n1..1\nok 1 %s\n' "${name:0:4090}" >"$tmp/long.ktap"
 	same lava.parse.line_of_4096_bytes_read "$(sh "$lava/bindlab-lava.sh" parse "$tmp/long.ktap")" \
-		"pass ${name:0:4091}
+		"pass ${name:0:200}...
 plan ok"
-	printf '1..1\nok 1 %s\n' "${name:0:4092}" >"$tmp/long.ktap"
+	printf 'TAP version 13\n1..1\nok 1 %s\n' "${name:0:4091}" >"$tmp/long.ktap"
 	same lava.parse.line_over_4096_bytes_refused "$(sh "$lava/bindlab-lava.sh" parse "$tmp/long.ktap")" \
 		"plan broken"
 	refuse lava.parse.no_file_refused sh "$lava/bindlab-lava.sh" parse "$tmp/none.ktap"
