@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -32,7 +33,7 @@ static bool gone(int pidfd)
 }
 
 /* init of the namespace: nothing to do but reap, until the test dies. */
-static void __attribute__((noreturn)) reaper(int pidfd)
+static noreturn void reaper(int pidfd)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || gone(pidfd))
 		_exit(0);
