@@ -27,7 +27,8 @@ usage: $BL_PROG [options] LINUX_TREE
   and Signed-off-by: this repository's git config user.name/user.email,
   else "bindlab <bindlab@localhost>".
 options:
-  -o, --out DIR     where the patches go (default ./series); made anew,
+  -o, --out DIR     where the patches go (default results/series of this
+                    project, which git ignores); made anew,
                     refused if it holds anything but NNNN-*.patch files
   -b, --base REF    the commit to apply to (default: tag stock if
                     LINUX_TREE has it, as the kernel lab's tree does,
@@ -38,7 +39,7 @@ exit: 0 written, 1 failure, 2 usage
 EOF
 }
 
-out=series
+out=$BL_REPO_DIR/results/series
 base=
 while [ $# -gt 0 ]; do
 	case $1 in

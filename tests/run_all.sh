@@ -144,6 +144,8 @@ run_part host_safety "$here/tests/host_safety_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 fi
+# After the lab: its stock and fixed kernels run the series' collection.
+run_part series "$here/tests/series_test.sh"
 
 echo
 kernel_report

@@ -120,11 +120,11 @@ check_export()
 	if get_series; then
 		mapfile -t plist < <(find "$patches" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort)
 		if [ ${#plist[@]} -ge 1 ] && [ -f "$(echo "$patches"/0000-*.patch)" ]; then
-			tap_ok "series.export: ${#plist[@]} patches and a cover letter"
+			tap_ok "series.export # ${#plist[@]} patches and a cover letter"
 			return 0
 		fi
 	fi
-	tap_not_ok "series.export: patches and a cover letter" "$(tail -n 5 "$tmp/export.log" 2> /dev/null)"
+	tap_not_ok "series.export # patches and a cover letter" "$(tail -n 5 "$tmp/export.log" 2> /dev/null)"
 	return 1
 }
 
@@ -138,7 +138,7 @@ check_no_companion()
 	bad+=$(cat "${plist[@]}" | sed -n 's#^+++ b/##p' | grep -E "^$DEST/(bench/|bind_bench|run\.sh|scripts/|kernel/|lava/|tests/|cases$|README)")
 	bad+=$(cat "${plist[@]}" | grep -niE '^\+.*(jansson|bench\.mk|bindlab-standalone)' | head -n 5)
 	if [ -z "$bad" ]; then
-		tap_ok "series.no_companion: only $DEST and the TARGETS line, no jansson, no standalone block"
+		tap_ok "series.no_companion # only $DEST and the TARGETS line, no jansson, no standalone block"
 	else
 		tap_not_ok "series.no_companion" "$bad"
 	fi
@@ -147,11 +147,11 @@ check_no_companion()
 check_am()
 {
 	if ! make_clone > "$tmp/clone.log" 2>&1; then
-		tap_not_ok "series.git_am: a clean branch of $base" "$(tail -n 3 "$tmp/clone.log")"
+		tap_not_ok "series.git_am # a clean branch of $base" "$(tail -n 3 "$tmp/clone.log")"
 		return 1
 	fi
 	if git -C "$tmp/linux" am -q "${plist[@]}" > "$tmp/am.log" 2>&1; then
-		tap_ok "series.git_am: ${#plist[@]} patches on $(cut -c 1-12 <<< "$base") of $tree"
+		tap_ok "series.git_am # ${#plist[@]} patches on $(cut -c 1-12 <<< "$base") of $tree"
 		return 0
 	fi
 	tap_not_ok "series.git_am" "$(head -n 5 "$tmp/am.log")"
@@ -216,10 +216,10 @@ check_checkpatch()
 		kept=$(grep -c ': [A-Z]*:[A-Z_]*: ' "$tmp/checkpatch.$n")
 		[ "$kept" = 0 ] && kept='' || kept=", $kept kept (tests/series_checkpatch_allow)"
 		if [ -s "$tmp/unexpected" ]; then
-			tap_not_ok "series.checkpatch.$n: $(basename "$p"): $totals" \
+			tap_not_ok "series.checkpatch.$n # $(basename "$p"): $totals" \
 				"$(head -n 10 "$tmp/unexpected")"
 		else
-			tap_ok "series.checkpatch.$n: $(basename "$p"): $totals$kept"
+			tap_ok "series.checkpatch.$n # $(basename "$p"): $totals$kept"
 		fi
 	done
 }
@@ -231,9 +231,9 @@ check_maintainers()
 	out=$(cd "$tmp/linux" && perl scripts/get_maintainer.pl --nogit --nogit-fallback \
 		--norolestats -f "$DEST/Makefile" 2>&1)
 	if grep -q 'netdev@vger.kernel.org' <<< "$out"; then
-		tap_ok "series.maintainers: $DEST goes to netdev (MAINTAINERS needs no entry)"
+		tap_ok "series.maintainers # $DEST goes to netdev (MAINTAINERS needs no entry)"
 	else
-		tap_not_ok "series.maintainers: $DEST goes to netdev" "$(head -n 5 <<< "$out")"
+		tap_not_ok "series.maintainers # $DEST goes to netdev" "$(head -n 5 <<< "$out")"
 	fi
 }
 
@@ -254,13 +254,16 @@ build_state()
 	)
 }
 
-# The programs patch N's Makefile lists, each built; no compiler warning.
+# check_build N [PKG_CONFIG_LIBDIR]: the programs patch N's Makefile
+# lists, each built, no compiler warning.
 check_build()
 {
-	local n=$1 progs p missing='' t=$SECONDS
+	local n=$1 progs p missing='' t=$SECONDS name=series.build.$1
+
+	[ -z "${2:-}" ] || name=series.build_nojansson.$1
 
 	if ! build_state "$n" "${2:-}"; then
-		tap_not_ok "series.build.$n: make TARGETS=net/bindlab" \
+		tap_not_ok "$name # make TARGETS=net/bindlab" \
 			"$(grep -m 5 -E 'error|Error|patch' "$tmp/build.$n" 2> /dev/null)"
 		return
 	fi
@@ -269,11 +272,11 @@ check_build()
 		[ -x "$tmp/linux/$DEST/$p" ] || missing+=" $p"
 	done
 	if [ -z "$progs" ] || [ -n "$missing" ]; then
-		tap_not_ok "series.build.$n: every program built" "missing:${missing:- (no programs)}"
+		tap_not_ok "$name # every program built" "missing:${missing:- (no programs)}"
 	elif grep -q 'warning:' "$tmp/build.$n"; then
-		tap_not_ok "series.build.$n: no compiler warning" "$(grep -m 5 'warning:' "$tmp/build.$n")"
+		tap_not_ok "$name # no compiler warning" "$(grep -m 5 'warning:' "$tmp/build.$n")"
 	else
-		tap_ok "series.build.$n: $progs ($((SECONDS - t)) s${2:+, jansson hidden})"
+		tap_ok "$name # $progs ($((SECONDS - t)) s${2:+, jansson hidden})"
 	fi
 }
 
@@ -286,9 +289,9 @@ check_install()
 	# shellcheck disable=SC2016 # $(TARGETS) is make's, expanded by make
 	if ! make -s -C "$sel" --no-print-directory --eval 'bl-targets: ; @echo $(TARGETS)' \
 		bl-targets | tr ' ' '\n' | grep -qx net/bindlab; then
-		tap_not_ok "series.targets: net/bindlab in the selftests' TARGETS" ""
+		tap_not_ok "series.targets # net/bindlab in the selftests' TARGETS" ""
 	else
-		tap_ok "series.targets: net/bindlab in the selftests' TARGETS"
+		tap_ok "series.targets # net/bindlab in the selftests' TARGETS"
 	fi
 	if ! bl_nice make -C "$sel" -j2 TARGETS=net/bindlab install INSTALL_PATH="$inst" > "$tmp/install.log" 2>&1; then
 		tap_not_ok "series.install" "$(tail -n 5 "$tmp/install.log")"
@@ -304,7 +307,7 @@ check_install()
 		grep -vxE "settings|config|${KSFT// /|}")
 	[ -z "$p" ] || bad+=" also installed: $(echo "$p" | tr '\n' ' ')"
 	if [ -z "$bad" ]; then
-		tap_ok "series.install: $KSFT, settings and config; the programs in kselftest-list.txt"
+		tap_ok "series.install # $KSFT, settings and config; the programs in kselftest-list.txt"
 	else
 		tap_not_ok "series.install" "$bad"
 	fi
@@ -321,10 +324,79 @@ check_jansson_irrelevant()
 	check_build "$last" "$tmp/nopc"
 	(cd "$tmp/linux/$DEST" && find . -type f | sort) > "$tmp/built.without"
 	if cmp -s "$tmp/built.with" "$tmp/built.without" && ! grep -qi jansson "$tmp/build.$last"; then
-		tap_ok "series.jansson_irrelevant: the same $(wc -l < "$tmp/built.with") files with jansson hidden, make never names it"
+		tap_ok "series.jansson_irrelevant # the same $(wc -l < "$tmp/built.with") files with jansson hidden, make never names it"
 	else
 		tap_not_ok "series.jansson_irrelevant" "$(diff "$tmp/built.with" "$tmp/built.without" | head -n 5)" \
 			"$(grep -i -m 3 jansson "$tmp/build.$last")"
+	fi
+}
+
+# build.sh's image_key, restated: the lab's image of commit $1 of its
+# tree, if the kernel lab has built it. Never builds one.
+lab_image()
+{
+	local id key
+
+	id=$(git -C "$labtree" rev-parse -q --verify "$1^{tree}" 2> /dev/null) || return 1
+	key=$({
+		echo "$id"
+		cat "$here/kernel/config.fragment" "$here/kernel/build.sh"
+		gcc --version | head -n 1
+	} | sha256sum | cut -c 1-20)
+	img=$BINDLAB_CACHE/images/$key/bzImage
+	[ -f "$img" ]
+}
+
+# The series' installed collection as vm.sh takes it: vm.sh wants every
+# program of the project's list in it, the companion's too (bind_bench,
+# ...), which the series has none of. They ride along from this
+# project's build, unused: kselftest-list.txt is the series' own.
+vm_collection()
+{
+	local p
+
+	[ -d "$tmp/vmcoll" ] && return 0
+	bl_programs > /dev/null 2>&1 || return 1
+	cp -a "$tmp/install" "$tmp/vmcoll" || return 1
+	for p in $BL_TOOLS; do
+		[ -x "$here/$p" ] || { echo "no $p (make)"; return 1; }
+		cp "$here/$p" "$tmp/vmcoll/net/bindlab/"
+	done
+}
+
+# vm_failed DIR: the failing cases of the guest's run_kselftest.sh, one a
+# line (the harness's own results, nested under "# ").
+vm_failed()
+{
+	sed -n 's/^# *not ok [0-9]* \([^ ]*\).*/\1/p' "$1/output.log" | sort -u
+}
+
+# check_vm NAME REV WANT: the collection on the lab's kernel REV; WANT is
+# how many cases fail, all of them bind_fastreuse.*.growth.
+check_vm()
+{
+	local name=$1 rev=$2 want=$3 dir=$tmp/vm.$1 rc=0 t=$SECONDS failed n other progs why
+
+	if ! lab_image "$rev"; then
+		tap_skip "series.vm.$name" "no lab image of $rev yet (tests/kernel_lab_test.sh builds it)"
+		return
+	fi
+	if ! why=$(vm_collection); then
+		tap_skip "series.vm.$name" "no collection for vm.sh: ${why:-kernel/lib.sh bl_programs failed}"
+		return
+	fi
+	"$here/kernel/vm.sh" -k "$img" -C "$tmp/vmcoll" -o "$dir" -T 1500 > /dev/null 2> "$dir.err" || rc=$?
+	failed=$(vm_failed "$dir")
+	n=$(grep -c . <<< "$failed")
+	other=$(grep -v '^bind_fastreuse\..*\.growth$' <<< "$failed" | grep .)
+	progs=$(grep -cE '^(not )?ok [0-9]+ selftests: net/bindlab: ' "$dir/output.log" 2> /dev/null)
+	if [ "$progs" = 3 ] && [ "$n" = "$want" ] && [ -z "$other" ]; then
+		tap_ok "series.vm.$name # $rev kernel: $n cases failed (bind_fastreuse.*.growth), vm.sh exit $rc, $((SECONDS - t)) s"
+	else
+		tap_not_ok "series.vm.$name # $rev kernel: want $want bind_fastreuse.*.growth failures" \
+			"programs run: ${progs:-0}/3, failed cases: $n, vm.sh exit $rc" \
+			"${other:+not growth: $(head -n 5 <<< "$other" | tr '\n' ' ')}" \
+			"$(tail -n 3 "$dir.err" 2> /dev/null)"
 	fi
 }
 
@@ -346,5 +418,12 @@ for ((i = 1; i <= ${#plist[@]}; i++)); do
 done
 check_install
 check_jansson_irrelevant "${#plist[@]}"
+# The stock kernel has the fastreuse bug (12 growth cases fail), the
+# fixed one not. BINDLAB_SERIES_VM=0 leaves the VMs out.
+if [ "${BINDLAB_SERIES_VM:-1}" != 0 ]; then
+	step "the collection in VMs"
+	check_vm stock stock 12
+	check_vm fixed fixed 0
+fi
 step "done"
 tap_done
