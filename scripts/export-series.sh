@@ -14,10 +14,10 @@ usage()
 {
 	cat <<EOF
 usage: $BL_PROG [options] LINUX_TREE
-  Write the kselftest part of this project (the Makefile without its
-  standalone blocks, settings, config, the kselftests, their headers and
-  lib/) as a patch series against LINUX_TREE (a git kernel tree), cover
-  letter first:
+  Write the kselftest part of this project as the work tree has it (the
+  Makefile without its standalone blocks, settings, config, the
+  kselftests, their headers and lib/) as a patch series against
+  LINUX_TREE (a git kernel tree), cover letter first:
     0000-cover-letter.patch
     0001  the library, the Makefile, settings, config, bind_bhash_test
     0002  tw_reuse_loopback (and the library source only it needs)

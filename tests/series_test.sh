@@ -32,6 +32,18 @@ mini=$BINDLAB_CACHE/series/linux-6.12-min.git
 labtree=$BINDLAB_CACHE/lab/linux-6.12.git
 t0=$SECONDS
 
+# not_ok NAME DIAG...: tap_not_ok with every line of a DIAG a "# " line.
+not_ok()
+{
+	local name=$1 a lines=()
+
+	shift
+	for a in "$@"; do
+		[ -n "$a" ] && mapfile -t -O "${#lines[@]}" lines <<< "$a"
+	done
+	tap_not_ok "$name" ${lines[@]+"${lines[@]}"}
+}
+
 step()
 {
 	bl_log "[$((SECONDS - t0)) s] $*"
@@ -124,7 +136,7 @@ check_export()
 			return 0
 		fi
 	fi
-	tap_not_ok "series.export # patches and a cover letter" "$(tail -n 5 "$tmp/export.log" 2> /dev/null)"
+	not_ok "series.export # patches and a cover letter" "$(tail -n 5 "$tmp/export.log" 2> /dev/null)"
 	return 1
 }
 
@@ -140,21 +152,21 @@ check_no_companion()
 	if [ -z "$bad" ]; then
 		tap_ok "series.no_companion # only $DEST and the TARGETS line, no jansson, no standalone block"
 	else
-		tap_not_ok "series.no_companion" "$bad"
+		not_ok "series.no_companion" "$bad"
 	fi
 }
 
 check_am()
 {
 	if ! make_clone > "$tmp/clone.log" 2>&1; then
-		tap_not_ok "series.git_am # a clean branch of $base" "$(tail -n 3 "$tmp/clone.log")"
+		not_ok "series.git_am # a clean branch of $base" "$(tail -n 3 "$tmp/clone.log")"
 		return 1
 	fi
 	if git -C "$tmp/linux" am -q "${plist[@]}" > "$tmp/am.log" 2>&1; then
 		tap_ok "series.git_am # ${#plist[@]} patches on $(cut -c 1-12 <<< "$base") of $tree"
 		return 0
 	fi
-	tap_not_ok "series.git_am" "$(head -n 5 "$tmp/am.log")"
+	not_ok "series.git_am" "$(head -n 5 "$tmp/am.log")"
 	git -C "$tmp/linux" am --abort > /dev/null 2>&1
 	return 1
 }
@@ -216,7 +228,7 @@ check_checkpatch()
 		kept=$(grep -c ': [A-Z]*:[A-Z_]*: ' "$tmp/checkpatch.$n")
 		[ "$kept" = 0 ] && kept='' || kept=", $kept kept (tests/series_checkpatch_allow)"
 		if [ -s "$tmp/unexpected" ]; then
-			tap_not_ok "series.checkpatch.$n # $(basename "$p"): $totals" \
+			not_ok "series.checkpatch.$n # $(basename "$p"): $totals" \
 				"$(head -n 10 "$tmp/unexpected")"
 		else
 			tap_ok "series.checkpatch.$n # $(basename "$p"): $totals$kept"
@@ -233,7 +245,7 @@ check_maintainers()
 	if grep -q 'netdev@vger.kernel.org' <<< "$out"; then
 		tap_ok "series.maintainers # $DEST goes to netdev (MAINTAINERS needs no entry)"
 	else
-		tap_not_ok "series.maintainers # $DEST goes to netdev" "$(head -n 5 <<< "$out")"
+		not_ok "series.maintainers # $DEST goes to netdev" "$(head -n 5 <<< "$out")"
 	fi
 }
 
@@ -263,7 +275,7 @@ check_build()
 	[ -z "${2:-}" ] || name=series.build_nojansson.$1
 
 	if ! build_state "$n" "${2:-}"; then
-		tap_not_ok "$name # make TARGETS=net/bindlab" \
+		not_ok "$name # make TARGETS=net/bindlab" \
 			"$(grep -m 5 -E 'error|Error|patch' "$tmp/build.$n" 2> /dev/null)"
 		return
 	fi
@@ -272,9 +284,9 @@ check_build()
 		[ -x "$tmp/linux/$DEST/$p" ] || missing+=" $p"
 	done
 	if [ -z "$progs" ] || [ -n "$missing" ]; then
-		tap_not_ok "$name # every program built" "missing:${missing:- (no programs)}"
+		not_ok "$name # every program built" "missing:${missing:- (no programs)}"
 	elif grep -q 'warning:' "$tmp/build.$n"; then
-		tap_not_ok "$name # no compiler warning" "$(grep -m 5 'warning:' "$tmp/build.$n")"
+		not_ok "$name # no compiler warning" "$(grep -m 5 'warning:' "$tmp/build.$n")"
 	else
 		tap_ok "$name # $progs ($((SECONDS - t)) s${2:+, jansson hidden})"
 	fi
@@ -289,12 +301,12 @@ check_install()
 	# shellcheck disable=SC2016 # $(TARGETS) is make's, expanded by make
 	if ! make -s -C "$sel" --no-print-directory --eval 'bl-targets: ; @echo $(TARGETS)' \
 		bl-targets | tr ' ' '\n' | grep -qx net/bindlab; then
-		tap_not_ok "series.targets # net/bindlab in the selftests' TARGETS" ""
+		not_ok "series.targets # net/bindlab in the selftests' TARGETS" ""
 	else
 		tap_ok "series.targets # net/bindlab in the selftests' TARGETS"
 	fi
 	if ! bl_nice make -C "$sel" -j2 TARGETS=net/bindlab install INSTALL_PATH="$inst" > "$tmp/install.log" 2>&1; then
-		tap_not_ok "series.install" "$(tail -n 5 "$tmp/install.log")"
+		not_ok "series.install" "$(tail -n 5 "$tmp/install.log")"
 		return
 	fi
 	for p in $KSFT; do
@@ -309,7 +321,7 @@ check_install()
 	if [ -z "$bad" ]; then
 		tap_ok "series.install # $KSFT, settings and config; the programs in kselftest-list.txt"
 	else
-		tap_not_ok "series.install" "$bad"
+		not_ok "series.install" "$bad"
 	fi
 }
 
@@ -326,7 +338,7 @@ check_jansson_irrelevant()
 	if cmp -s "$tmp/built.with" "$tmp/built.without" && ! grep -qi jansson "$tmp/build.$last"; then
 		tap_ok "series.jansson_irrelevant # the same $(wc -l < "$tmp/built.with") files with jansson hidden, make never names it"
 	else
-		tap_not_ok "series.jansson_irrelevant" "$(diff "$tmp/built.with" "$tmp/built.without" | head -n 5)" \
+		not_ok "series.jansson_irrelevant" "$(diff "$tmp/built.with" "$tmp/built.without" | head -n 5)" \
 			"$(grep -i -m 3 jansson "$tmp/build.$last")"
 	fi
 }
@@ -393,7 +405,7 @@ check_vm()
 	if [ "$progs" = 3 ] && [ "$n" = "$want" ] && [ -z "$other" ]; then
 		tap_ok "series.vm.$name # $rev kernel: $n cases failed (bind_fastreuse.*.growth), vm.sh exit $rc, $((SECONDS - t)) s"
 	else
-		tap_not_ok "series.vm.$name # $rev kernel: want $want bind_fastreuse.*.growth failures" \
+		not_ok "series.vm.$name # $rev kernel: want $want bind_fastreuse.*.growth failures" \
 			"programs run: ${progs:-0}/3, failed cases: $n, vm.sh exit $rc" \
 			"${other:+not growth: $(head -n 5 <<< "$other" | tr '\n' ' ')}" \
 			"$(tail -n 3 "$dir.err" 2> /dev/null)"
