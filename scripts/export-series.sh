@@ -65,8 +65,9 @@ DEST=tools/testing/selftests/net/bindlab
 TEXTS=$BL_REPO_DIR/kernel/series-cover.txt
 
 # One patch per kselftest, in this order: "PROGRAM:LIB FILES" where LIB
-# FILES are the lib/ files that program is the first to need. The first
-# patch takes the rest of lib/ (every kselftest links the base).
+# FILES are the lib/ files that program is the first to need (checked:
+# resolve_stages). The first patch takes the rest of lib/ (every
+# kselftest links the base).
 STAGES=(
 	"bind_bhash_test:"
 	"tw_reuse_loopback:addrwait.c"
@@ -100,6 +101,56 @@ check_stages()
 		bl_die 1 "the stages (${listed[*]}) are not the Makefile's TEST_GEN_PROGS ($want)"
 	for s in $(seq 1 $((${#STAGES[@]} + 1))) cover; do
 		[ -n "$(section "$s")" ] || bl_die 1 "$TEXTS has no section '== $s'"
+	done
+}
+
+# The names a group of lib/ files gives its users: the functions its .c
+# files define (kernel style, at column 0) and its headers' file names.
+group_names()
+{
+	local f
+
+	for f in $1; do
+		case $f in
+		*.h) echo "$f" ;;
+		*.c) sed -nE '/^static/d; s/^[A-Za-z_][A-Za-z0-9_ *]*[ *]([a-z_][a-z0-9_]*)\(.*/\1/p' \
+			"$BL_REPO_DIR/lib/$f" ;;
+		esac
+	done
+}
+
+# stage_uses N NAMES: stage N's files use one of NAMES. Library headers
+# count only by what they include: they declare every function.
+stage_uses()
+{
+	local f code=() hdrs=()
+
+	for f in $(stage_files "$1"); do
+		case $f in
+		lib/*.h) hdrs+=("$BL_REPO_DIR/$f") ;;
+		*) code+=("$BL_REPO_DIR/$f") ;;
+		esac
+	done
+	grep -qwF -f <(echo "$2") "${code[@]}" ||
+		{ [ ${#hdrs[@]} -gt 0 ] && grep -qwF -f <(grep '\.h$' <<< "$2") "${hdrs[@]}"; }
+}
+
+# The table as the code has it: a lib/ group moves to the first stage
+# that uses it (a change made an earlier test need it), said on stderr.
+resolve_stages()
+{
+	local i j names
+
+	for ((i = 1; i < ${#STAGES[@]}; i++)); do
+		names=$(group_names "${STAGES[$i]#*:}")
+		[ -n "$names" ] || continue
+		for ((j = 0; j < i; j++)); do
+			stage_uses "$((j + 1))" "$names" || continue
+			bl_log "lib/ ${STAGES[$i]#*:}: needed by ${STAGES[$j]%%:*} already, so in its patch"
+			[ "$j" = 0 ] || STAGES[j]+=" ${STAGES[$i]#*:}"
+			STAGES[i]=${STAGES[$i]%%:*}:
+			break
+		done
 	done
 }
 
@@ -250,6 +301,7 @@ export_series()
 }
 
 check_stages
+resolve_stages
 work=$(mktemp -d "${TMPDIR:-/tmp}/export-series.XXXXXX")
 # shellcheck disable=SC2064 # the path is fixed now
 trap "rm -rf '$work'" EXIT
