@@ -380,7 +380,7 @@ vm_collection()
 # line (the harness's own results, nested under "# ").
 vm_failed()
 {
-	sed -n 's/^# *not ok [0-9]* \([^ ]*\).*/\1/p' "$1/output.log" | sort -u
+	sed -n 's/^# *not ok [0-9]* \([^ ]*\).*/\1/p' "$1/output.log" 2> /dev/null | sort -u
 }
 
 # check_vm NAME REV WANT: the collection on the lab's kernel REV; WANT is
