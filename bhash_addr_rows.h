@@ -14,7 +14,7 @@
 #define PAIR(a_addr, a_opts, b_addr, b_opts, err_)			\
 	.sk = { { .addr = (a_addr), .opts = (a_opts) },			\
 		{ .addr = (b_addr), .opts = (b_opts) } },		\
-	.err = { (err_), (err_), (err_) }
+	.err = { [0 ... T_NR - 1] = (err_) }
 
 FIXTURE_VARIANT_ADD(bind_addr, v4_any__v4_any)
 { PAIR(V4_ANY, 0, V4_ANY, 0, EADDRINUSE) };

@@ -329,6 +329,10 @@ FIXTURE_TEARDOWN(bind_fastreuse)
 {
 }
 
+/* The verdict's messages, each one string that grep finds whole. */
+#define GROWTH_NOTE "growth %.2f (rounds: %s), first/last 10%% of binds median %.0f/%.0f ns, N=%ld, limit %.1f, verdict in %.2f s"
+#define GROWTH_FAIL "bind() cost grows with the number of owners: growth %.1f > %.1f (median of %d rounds: %s; first/last 10%% of binds median %.0f/%.0f ns, N=%ld). Likely cause: fastreuse caches not initialized on first bind (inet_csk_update_fastreuse(); Fixes: 8002d44fe84d)"
+
 TEST_F(bind_fastreuse, growth)
 {
 	struct bl_bind_spec spec = variant->spec;
@@ -344,7 +348,7 @@ TEST_F(bind_fastreuse, growth)
 	spec.n = self->n;
 	/* The majority decides: stop once it is known. */
 	for (r = 0; r < FASTREUSE_ROUNDS && above <= FASTREUSE_ROUNDS / 2 &&
-		    r - above <= FASTREUSE_ROUNDS / 2; r++) {
+	     r - above <= FASTREUSE_ROUNDS / 2; r++) {
 		err = bl_bind_loop(&spec, &run, NULL, &why);
 		ASSERT_EQ(0, err)
 			TH_LOG("binds of one kind must all succeed: %s", why.msg);
@@ -359,13 +363,11 @@ TEST_F(bind_fastreuse, growth)
 	}
 	g = bl_median(growth, r);
 	secs = (bl_now_ns() - t0) / 1e9;
-	BL_NOTE("growth %.2f (rounds: %s), first/last 10%% of binds median %.0f/%.0f ns, N=%ld, limit %.1f, verdict in %.2f s",
-	     g, rounds,
-	     bl_median(first, r), bl_median(last, r), spec.n, BL_GROWTH_LIMIT,
-	     secs);
+	BL_NOTE(GROWTH_NOTE, g, rounds,
+		bl_median(first, r), bl_median(last, r), spec.n, BL_GROWTH_LIMIT,
+		secs);
 	ASSERT_GE(BL_GROWTH_LIMIT, g)
-		TH_LOG("bind() cost grows with the number of owners: growth %.1f > %.1f (median of %d rounds: %s; first/last 10%% of binds median %.0f/%.0f ns, N=%ld). Likely cause: fastreuse caches not initialized on first bind (inet_csk_update_fastreuse(); Fixes: 8002d44fe84d)",
-		       g, BL_GROWTH_LIMIT, r, rounds, bl_median(first, r),
+		TH_LOG(GROWTH_FAIL, g, BL_GROWTH_LIMIT, r, rounds, bl_median(first, r),
 		       bl_median(last, r), spec.n);
 }
 
@@ -373,9 +375,10 @@ TEST_F(bind_fastreuse, growth)
 
 /*
  * BHASH2_FILL sockets with SO_REUSEPORT hold one address and port, as in
- * "Add a bhash2 table hashed by port + address" (~24k sockets: 2.3 ms per extra bind() before bhash2, 18 us
- * after). Extra binds to that port on another address are timed against
- * the same bind() to an empty port, interleaved so that drift hits both.
+ * "Add a bhash2 table hashed by port + address" (~24k sockets: 2.3 ms
+ * per extra bind() before bhash2, 18 us after). Extra binds to that port
+ * on another address are timed against the same bind() to an empty port,
+ * interleaved so that drift hits both.
  *
  * On the 2-vCPU development VM (10 runs): crowded 1.3..1.9 us, empty
  * 1.4..2.1 us, ratio 0.85..0.93. A walk of the crowd, which is what a
@@ -510,6 +513,11 @@ static void bhash2_measure(struct __test_metadata *_metadata,
 	}
 }
 
+/* The verdict's messages, each one string that grep finds whole. */
+#define BHASH2_NOTE "bind %s: crowded port median %.1f us (p90 %.1f), empty port %.1f us (p90 %.1f), ratio %.2f (95%% CI %.2f..%.2f), limit %.0f, %d binds each"
+#define BHASH2_WALK "bind %s (walks every owner by design, not judged): crowded port median %.1f us (p90 %.1f), empty port %.1f us, %d binds each"
+#define BHASH2_FAIL "bind() to %s next to %ld sockets on %s costs %.1f us, %.0fx a bind() to an empty port (%.1f us; limit %.0fx, medians of %d): the conflict check walks every socket of the port instead of the address's bhash2 bucket (inet_use_hash2_on_bind(), inet_bhash2_conflict())"
+
 TEST_F(bind_bhash2, crowded_port)
 {
 	struct bl_bind_spec crowd = bhash2_spec(variant->family, 1);
@@ -540,16 +548,13 @@ TEST_F(bind_bhash2, crowded_port)
 	bl_sockaddr_str(&s.other, o, sizeof(o));
 	bl_sockaddr_str(&s.any, a, sizeof(a));
 	BL_NOTE("%ld sockets on %s, filled by %d processes in %.2f s",
-	     self->crowd.n, f, self->crowd.nchild, self->crowd.fill_ns / 1e9);
-	BL_NOTE("bind %s: crowded port median %.1f us (p90 %.1f), empty port %.1f us (p90 %.1f), ratio %.2f (95%% CI %.2f..%.2f), limit %.0f, %d binds each",
-	     o, c.p50 / 1e3, c.p90 / 1e3, e.p50 / 1e3, e.p90 / 1e3, ratio,
-	     lo, hi, BHASH2_RATIO_LIMIT, BHASH2_BINDS);
-	BL_NOTE("bind %s (walks every owner by design, not judged): crowded port median %.1f us (p90 %.1f), empty port %.1f us, %d binds each",
-	     a, w.p50 / 1e3, w.p90 / 1e3, we.p50 / 1e3, s.nw);
+		self->crowd.n, f, self->crowd.nchild, self->crowd.fill_ns / 1e9);
+	BL_NOTE(BHASH2_NOTE, o, c.p50 / 1e3, c.p90 / 1e3, e.p50 / 1e3,
+		e.p90 / 1e3, ratio, lo, hi, BHASH2_RATIO_LIMIT, BHASH2_BINDS);
+	BL_NOTE(BHASH2_WALK, a, w.p50 / 1e3, w.p90 / 1e3, we.p50 / 1e3, s.nw);
 
 	ASSERT_GE(BHASH2_RATIO_LIMIT, ratio)
-		TH_LOG("bind() to %s next to %ld sockets on %s costs %.1f us, %.0fx a bind() to an empty port (%.1f us; limit %.0fx, medians of %d): the conflict check walks every socket of the port instead of the address's bhash2 bucket (inet_use_hash2_on_bind(), inet_bhash2_conflict())",
-		       o, self->crowd.n, f, c.p50 / 1e3, ratio,
+		TH_LOG(BHASH2_FAIL, o, self->crowd.n, f, c.p50 / 1e3, ratio,
 		       e.p50 / 1e3, BHASH2_RATIO_LIMIT, BHASH2_BINDS);
 }
 

@@ -160,10 +160,12 @@ struct rule_row {
  */
 static const struct rule_row rows[] = {
 	{ BM_R_REUSEADDR, "bind v4_local reuseaddr; bind v4_local reuseaddr", 0 },
-	{ BM_R_REUSEADDR_LISTEN, "bind v4_local reuseaddr; listen #0; bind v4_local reuseaddr", EADDRINUSE },
+	{ BM_R_REUSEADDR_LISTEN, "bind v4_local reuseaddr; listen #0; bind v4_local reuseaddr",
+	  EADDRINUSE },
 	{ BM_R_REUSEPORT, "bind v6_local reuseport; bind v6_local reuseport", 0 },
 	{ BM_R_REUSEPORT_UID, "bind v4_local reuseport; bind v4_local reuseport uid1", EADDRINUSE },
-	{ BM_R_TW_ANY_UID, "bind v4_local reuseport; time_wait #0; bind v4_local reuseport uid1", 0 },
+	{ BM_R_TW_ANY_UID, "bind v4_local reuseport; time_wait #0; bind v4_local reuseport uid1",
+	  0 },
 	{ BM_R_DEV, "bind v4_local plain dev_lo; bind v4_local plain dev_other", 0 },
 	{ BM_R_V4_SPECIFIC, "bind v4_local plain; bind v4_local2 plain", 0 },
 	{ BM_R_V4_WILDCARD, "bind v4_any plain; bind v4_local2 plain", EADDRINUSE },
@@ -174,7 +176,9 @@ static const struct rule_row rows[] = {
 	{ BM_R_DUAL_STACK, "bind v6_any plain; bind v4_local plain", EADDRINUSE },
 	{ BM_R_V6ONLY, "bind v6_any_only plain; bind v4_any plain", 0 },
 	{ BM_R_FAMILY, "bind v4_any plain; bind v6_local plain", 0 },
-	{ BM_R_LISTEN_CHECK, "bind v4_local reuseaddr; bind v4_local reuseaddr; listen #0; listen #1", EADDRINUSE },
+	{ BM_R_LISTEN_CHECK,
+	  "bind v4_local reuseaddr; bind v4_local reuseaddr; listen #0; listen #1",
+	  EADDRINUSE },
 	{ BM_R_CLOSE, "bind v4_local plain; close #0; bind v4_local plain", 0 },
 	{ BM_R_TW_HOLDS, "bind v4_local plain; time_wait #0; bind v4_local plain",
 	  EADDRINUSE },
@@ -206,7 +210,6 @@ FIXTURE(model_rules) {};
 FIXTURE_VARIANT(model_rules) { enum bm_rule rule; };
 FIXTURE_SETUP(model_rules) {}
 FIXTURE_TEARDOWN(model_rules) {}
-
 
 FIXTURE_VARIANT_ADD(model_rules, reuseaddr) { .rule = BM_R_REUSEADDR };
 FIXTURE_VARIANT_ADD(model_rules, reuseaddr_not_listener) { .rule = BM_R_REUSEADDR_LISTEN };

@@ -112,7 +112,7 @@ static void run_seq(struct judge *j, const struct seq *s, bool every_step)
 		if (got < 0) {
 			j->harness_errors++;
 			BL_NOTE("harness: step %d of port %d: %s", i, j->port,
-			       strerror(-got));
+				strerror(-got));
 			break;
 		}
 		if (s->op[i].kind == BM_OP_BIND || s->op[i].kind == BM_OP_LISTEN) {

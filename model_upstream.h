@@ -134,6 +134,9 @@ static int wildcard_parse(const char *block, struct wildcard_variant *v)
 	return 0;
 }
 
+/* One string that grep finds whole. */
+#define MISSED_NOTE "bind_wildcard.%s.%s socket %d (%s): upstream expects %s, the model says %s"
+
 /*
  * bind_wildcard's test with one reuse option on its pair: the pair, then
  * the probes (no option), each staying bound when it succeeds. The
@@ -161,9 +164,8 @@ static int wildcard_replay(const struct wildcard_variant *v, unsigned int reuse,
 		if (got == want[i])
 			continue;
 		missed++;
-		BL_NOTE("bind_wildcard.%s.%s socket %d (%s): upstream expects %s, the model says %s",
-			v->name, test, i,
-			bm_addr_name(op.addr), step_errname(want[i]), step_errname(got));
+		BL_NOTE(MISSED_NOTE, v->name, test, i, bm_addr_name(op.addr),
+			step_errname(want[i]), step_errname(got));
 	}
 	return missed;
 }

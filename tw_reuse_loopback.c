@@ -97,6 +97,9 @@ FIXTURE_TEARDOWN(tw_reuse)
 		close(self->peer_ns);
 }
 
+/* One string that grep finds whole. */
+#define NO_TAKEOVER "tcp_tw_reuse=%d: connect() did not take a TIME_WAIT socket over: %s"
+
 TEST_F(tw_reuse, full_range)
 {
 	const char *src = variant->src, *dev = variant->dev;
@@ -116,23 +119,26 @@ TEST_F(tw_reuse, full_range)
 	wait_reuse_delay(self->delay_sysctl);
 
 	fd = row_connect(src, dev, dst, SERVER_PORT);
-	ASSERT_EQ(-EADDRNOTAVAIL, fd) TH_LOG("tcp_tw_reuse=0 with every port in TIME_WAIT: connect() gave %s",
-					     bl_errname(fd < 0 ? fd : 0));
+	ASSERT_EQ(-EADDRNOTAVAIL, fd)
+		TH_LOG("tcp_tw_reuse=0 with every port in TIME_WAIT: connect() gave %s",
+		       bl_errname(fd < 0 ? fd : 0));
 
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, variant->reuse));
 	fd = row_connect(src, dev, dst, SERVER_PORT);
 	if (variant->reused) {
-		ASSERT_LE(0, fd) TH_LOG("tcp_tw_reuse=%d: connect() did not take a TIME_WAIT socket over: %s",
-					variant->reuse, bl_errname(fd));
+		ASSERT_LE(0, fd)
+			TH_LOG(NO_TAKEOVER, variant->reuse, bl_errname(fd));
 		tw = bl_tcp_count(TCP_TIME_WAIT, 0);
 		close(fd);
-		ASSERT_EQ(RANGE_PORTS - 1, tw) TH_LOG("connected without taking a TIME_WAIT socket over?");
+		ASSERT_EQ(RANGE_PORTS - 1, tw)
+			TH_LOG("connected without taking a TIME_WAIT socket over?");
 		return;
 	}
 	if (fd >= 0)
 		close(fd);
-	ASSERT_EQ(-EADDRNOTAVAIL, fd) TH_LOG("tcp_tw_reuse=%d must not reuse here; connect() gave %s",
-					     variant->reuse, bl_errname(fd < 0 ? fd : 0));
+	ASSERT_EQ(-EADDRNOTAVAIL, fd)
+		TH_LOG("tcp_tw_reuse=%d must not reuse here; connect() gave %s",
+		       variant->reuse, bl_errname(fd < 0 ? fd : 0));
 	if (variant->no_ts)
 		return;
 	/* The refusal was the policy's: the sockets themselves are reusable. */
@@ -253,6 +259,9 @@ static int connect_server(int fd, const char *dst)
 	return bl_tcp_connect(fd, &ss, CONNECT_S * 1000);
 }
 
+/* One string that grep finds whole. */
+#define TAKEOVER_FAIL "connect() onto the TIME_WAIT 4-tuple, tcp_tw_reuse=%d timestamps=%s: %s, expected %s"
+
 TEST_F(tw_bind, takeover)
 {
 	int fd, err;
@@ -267,8 +276,9 @@ TEST_F(tw_bind, takeover)
 	/* No wait: the reuse delay does not apply to explicit binds. */
 	fd = bound_socket(variant->src, !variant->new_plain, &err);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-variant->bind_err, err) TH_LOG("bind() onto the TIME_WAIT port: %s, expected %s",
-						 bl_errname(err), bl_errname(-variant->bind_err));
+	EXPECT_EQ(-variant->bind_err, err)
+		TH_LOG("bind() onto the TIME_WAIT port: %s, expected %s",
+		       bl_errname(err), bl_errname(-variant->bind_err));
 	if (err) {
 		close(fd);
 		return;
@@ -276,11 +286,11 @@ TEST_F(tw_bind, takeover)
 	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
 	close(fd);
-	ASSERT_EQ(-variant->connect_err, err) TH_LOG("connect() onto the TIME_WAIT 4-tuple, tcp_tw_reuse=%d timestamps=%s: %s, expected %s",
-						     variant->reuse, variant->no_ts ? "off" : "on",
-						     bl_errname(err), bl_errname(-variant->connect_err));
-	ASSERT_EQ(err ? 1 : 0, tw) TH_LOG("%ld TIME_WAIT sockets left on port %d",
-					  tw, CLIENT_PORT);
+	ASSERT_EQ(-variant->connect_err, err)
+		TH_LOG(TAKEOVER_FAIL, variant->reuse, variant->no_ts ? "off" : "on",
+		       bl_errname(err), bl_errname(-variant->connect_err));
+	ASSERT_EQ(err ? 1 : 0, tw)
+		TH_LOG("%ld TIME_WAIT sockets left on port %d", tw, CLIENT_PORT);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */

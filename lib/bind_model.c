@@ -194,9 +194,9 @@ static bool conflict(const struct bm_port *p, enum bm_addr addr,
 	 * asks inet_csk_bind_conflict() with relax and reuseport_ok false
 	 * (net.ipv4.ip_autobind_reuse is 0): no reuse option shares.
 	 */
-	if (o->port0 && !DROPPED(p, BM_R_PORT0))
+	if (o->port0 && !DROPPED(p, BM_R_PORT0)) {
 		reuse = RULE(BM_R_PORT0);
-	else if (reuse_relaxes(p, o, sk2, &reuse)) {
+	} else if (reuse_relaxes(p, o, sk2, &reuse)) {
 		*rules |= where | reuse;
 		return false;
 	}
@@ -365,7 +365,7 @@ const char *bm_addr_host(enum bm_addr a, bool *v6only)
 
 bool bm_addr_is_v6(enum bm_addr a)
 {
-	return strchr(bl_addr_words[a].host, ':') != NULL;
+	return !!strchr(bl_addr_words[a].host, ':');
 }
 
 const char *bm_rule_name(enum bm_rule r)

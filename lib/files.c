@@ -59,7 +59,8 @@ static int system_dir(const char *path, const char *real, struct bl_why *why)
 	for (i = 0; i < ARRAY_SIZE(sys); i++) {
 		n = strlen(sys[i]);
 		if (!strncmp(real, sys[i], n) && (!real[n] || real[n] == '/'))
-			return bl_why_set(why, EPERM, "%s is under %s: results are not written there",
+			return bl_why_set(why, EPERM,
+					  "%s is under %s: results are not written there",
 					  bl_printable(path), sys[i]);
 	}
 	return 0;

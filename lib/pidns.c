@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -22,7 +23,7 @@
 #include "bindlab_core.h"
 
 /* init of the namespace: nothing to do but reap, until the test dies. */
-static void reaper(int pidfd, pid_t test)
+static noreturn void reaper(int pidfd, pid_t test)
 {
 	if (bl_child_orphaned(pidfd, test))
 		_exit(0);

@@ -150,6 +150,8 @@ if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	# The lab's 6.12 tree configures the fleets' way.
 	run_part config "$here/tests/config_test.sh"
 fi
+# After the lab: its stock and fixed kernels run the series' collection.
+run_part series "$here/tests/series_test.sh"
 
 echo
 kernel_report
