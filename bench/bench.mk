@@ -48,7 +48,8 @@ $(BENCH_BINS): $(LIBBENCH) $(LIBBINDLAB) $(LIB_HDRS) $(BENCH_HDRS)
 EXTRA_CLEAN += $(BENCH_OBJS) $(LIBBENCH)
 
 else
-$(info bindlab: no jansson (pkg-config --exists jansson): building the kselftests only, not $(BENCH_PROGS) (install libjansson-dev for them))
+# On stderr: stdout may be a list someone reads (make print-programs).
+$(shell echo 'bindlab: no jansson (pkg-config --exists jansson): building the kselftests only, not $(BENCH_PROGS) (install libjansson-dev for them)' >&2)
 BENCH_PROGS :=
 endif
 
