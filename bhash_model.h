@@ -65,15 +65,22 @@ static int model_op(struct bm_port *p, enum bm_op_kind kind, int k,
 }
 
 /* The row says want, the model says got: they must agree. */
-#define MODEL_AGREES(what, want, got, why) do {				\
-	char __r[160];							\
-	EXPECT_EQ(want, got)						\
-		TH_LOG("%s: the row expects %s, the model says %s (rules: %s)",\
-		       what, bl_errname(want),				\
-		       (got) < 0 ? "nothing (it cannot express this step)" :\
-		       bl_errname(got), bm_rules_str((why)->rules, __r,	\
-						     sizeof(__r)));	\
-} while (0)
+static void model_agrees(struct __test_metadata *_metadata, const char *what,
+			 int want, int got, const struct bm_why *why)
+{
+	char rules[160];
+
+	EXPECT_EQ(want, got)
+		TH_LOG("%s: the row expects %s, the model says %s (rules: %s)",
+		       what, bl_errname(want),
+		       got < 0 ? "nothing (it cannot express this step)" :
+		       bl_errname(got),
+		       bm_rules_str(why->rules, rules, sizeof(rules)));
+}
+
+/* The harness's way: _metadata is the test's. */
+#define MODEL_AGREES(what, want, got, why)				\
+	model_agrees(_metadata, what, want, got, why)
 
 /* A's state, in the model: bound, then listening or in TIME_WAIT. */
 static int model_a(struct bm_port *p, enum a_state state,

@@ -167,7 +167,6 @@ static int sk_bound(struct __test_metadata *_metadata, const char *who,
 
 /* ---- states of the existing socket A ---- */
 
-
 /* Connect fd, or a new plain socket when fd < 0, to listener l. */
 static int connect_to(struct __test_metadata *_metadata, int fd, int l)
 {

@@ -363,6 +363,7 @@ FIXTURE_VARIANT_ADD(known_bug, fastreuseport_stale)
 	.bug = "fastreuseport_stale",
 	.seq = "bind v4_any reuseaddr; bind v4_any reuseaddr+reuseport; bind v4_any reuseport",
 };
+
 FIXTURE_VARIANT_ADD(known_bug, tw_v6_blocks_v4_any)
 {
 	.bug = "tw_v6_blocks_v4_any",

@@ -47,7 +47,6 @@ static const struct {
 			.as_v6 = { .kind = K_V6, .id = 5 } },
 };
 
-
 /*
  * ::ffff:a.b.c.d is an IPv4 address to the bind table: the bhash2
  * bucket of a v4-mapped socket is its IPv4 address

@@ -200,7 +200,6 @@ int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 
 /* ---- bindloop.c: N binds to one port, each timed ---- */
 
-
 struct bl_bind_spec {
 	enum bl_family family;
 	bool reuseaddr;

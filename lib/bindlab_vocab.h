@@ -39,10 +39,12 @@ struct bl_addr_word {
 	const char *host;	/* for bind() */
 	bool v6only;		/* IPV6_V6ONLY */
 };
+
 extern const struct bl_addr_word bl_addr_words[BM_NR_ADDRS];
 
 /* Families of a socket; "mixed" (names only) is a row of several. */
 enum bl_family { BL_FAM_INET, BL_FAM_INET6, BL_FAM_MAPPED, BL_NR_FAMILIES };
+
 extern const char * const bl_family_words[BL_NR_FAMILIES];
 
 /*
@@ -54,6 +56,7 @@ extern const char * const bl_family_words[BL_NR_FAMILIES];
 struct bl_reuse_word {
 	const char *row, *cases, *model;
 };
+
 extern const struct bl_reuse_word bl_reuse_words[BL_NR_REUSE];
 
 /* The states a bind_conflict row puts socket A in. */
@@ -68,6 +71,7 @@ enum a_state {
 	A_TIME_WAIT,	/* closed first, in TIME_WAIT */
 	A_NR_STATES
 };
+
 extern const char * const bl_state_words[A_NR_STATES];
 
 /* The model's rules; each can be dropped (struct bm_port.drop). */
@@ -93,6 +97,7 @@ enum bm_rule {
 	BM_R_PORT0,		/* port 0 takes no port that is shared */
 	BM_NR_RULES
 };
+
 extern const char * const bl_rule_words[BM_NR_RULES];
 
 #endif /* BINDLAB_VOCAB_H */

@@ -15,7 +15,6 @@
 
 #include "bindlab_core.h"
 
-
 const char *bl_family_name(enum bl_family f)
 {
 	return bl_family_words[f];
