@@ -218,6 +218,7 @@ wait_qemu()
 	local start=$SECONDS next=$((SECONDS + BINDLAB_PROGRESS))
 
 	booted=0
+	boot_hung=0
 	while kill -0 "$qemu_pid" 2> /dev/null; do
 		sleep 0.5
 		if [ "$booted" = 0 ] && payload_started "$1"; then
@@ -225,6 +226,8 @@ wait_qemu()
 		fi
 		if [ "$booted" = 0 ] && [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
 			bl_log "no command start after ${boot_timeout}s: the boot hangs, qemu stopped"
+			boot_hung=1
+			booted=-1
 			kill -TERM "$qemu_pid" 2> /dev/null
 		fi
 		if [ "$SECONDS" -ge "$next" ]; then
@@ -333,7 +336,7 @@ boot_once()
 		fi
 	elif grep -q 'Kernel panic' "$out/console.log"; then
 		vm_status=panic
-	elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ] || [ "$boot_hung" = 1 ]; then
 		vm_status=timeout
 	elif [ ! -s "$out/console.log" ] && [ "$qrc" != 0 ]; then
 		vm_status=qemu-failed
