@@ -173,7 +173,10 @@ bl_isolate_init()
 	[ -z "${BL_ISOLATE+set}" ] || return 0
 	BL_ISOLATE=(setpriv --pdeathsig KILL --)
 	if unshare --pid --fork --kill-child=KILL -- true 2> /dev/null; then
-		BL_ISOLATE+=(unshare --pid --fork --kill-child=KILL --)
+		# The namespace's init is a shell that only waits: an init gets
+		# no signal it has no handler for, so the command itself must not
+		# be PID 1, or a TERM to it would go unheard.
+		BL_ISOLATE+=(unshare --pid --fork --kill-child=KILL -- /bin/sh -c '"$@" & wait $!' bl-init)
 	else
 		bl_log "no PID namespace here: a SIGKILL may leave grandchildren running"
 	fi
@@ -207,7 +210,8 @@ bl_stop_tree()
 {
 	local c
 
-	for c in $(pgrep -P "$1" 2> /dev/null); do
+	# No child is no error: scripts that trap ERR must not hear of it.
+	for c in $(pgrep -P "$1" 2> /dev/null || true); do
 		kill -STOP "$c" 2> /dev/null || continue
 		BL_TREE+=("$c")
 		bl_stop_tree "$c"
@@ -223,13 +227,13 @@ bl_kill_children()
 	BL_TREE=()
 	bl_stop_tree "$$"
 	[ ${#BL_TREE[@]} -gt 0 ] || return 0
-	kill -TERM "${BL_TREE[@]}" 2> /dev/null
-	kill -CONT "${BL_TREE[@]}" 2> /dev/null
+	kill -TERM "${BL_TREE[@]}" 2> /dev/null || true
+	kill -CONT "${BL_TREE[@]}" 2> /dev/null || true
 	for ((n = 0; n < 30; n++)); do
 		kill -0 "${BL_TREE[@]}" 2> /dev/null || return 0
 		sleep 0.1
 	done
-	kill -KILL "${BL_TREE[@]}" 2> /dev/null
+	kill -KILL "${BL_TREE[@]}" 2> /dev/null || true
 	return 0
 }
 

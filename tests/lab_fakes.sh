@@ -156,7 +156,7 @@ tagged_procs()
 		if [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ]; then
 			continue
 		fi
-		if tr '\0' '\n' < "$e" 2> /dev/null | grep -qx "BL_FAKE_TAG=$1"; then
+		if { tr '\0' '\n' < "$e"; } 2> /dev/null | grep -qx "BL_FAKE_TAG=$1"; then
 			echo "$p $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c 1-80)"
 		fi
 	done
