@@ -126,7 +126,7 @@ after_kill()
 # cell SCRIPT PHASE SIG: one run, killed in PHASE by SIG.
 cell()
 {
-	local script=$1 phase=$2 sig=$3 name=lab_kill.$1.$2.$3 dir tag pid rc want bad='' left pat
+	local script=$1 phase=$2 sig=$3 name=lab_kill.$1.$2.$3 dir tag pid rc want bad='' left pat quiet last_left=
 
 	dir=$FAKE/$script-$phase-$sig
 	tag=$RANDOM$RANDOM-$sig
@@ -150,12 +150,21 @@ cell()
 	rc=$?
 	want=$((128 + $(kill -l "$sig")))
 	[ "$rc" = "$want" ] || bad+="exit $rc, want $want; "
-	# A SIGKILL's namespaces die with it, asynchronously: give them 5 s.
-	for ((i = 0; i < 50; i++)); do
+	# A SIGKILL's namespaces die with it, asynchronously: up to 5 s for
+	# the tree to go, and then a second with none, read 10 times (one
+	# empty read right after the kill once missed a live build.sh).
+	quiet=0
+	for ((i = 0; i < 60 && quiet < 10; i++)); do
 		left=$(tagged_procs "$tag")
-		[ -n "$left" ] || break
+		if [ -z "$left" ]; then
+			quiet=$((quiet + 1))
+		else
+			quiet=0
+			last_left=$left
+		fi
 		sleep 0.1
 	done
+	[ "$quiet" -ge 10 ] || left=$last_left
 	[ -z "$left" ] || bad+="left running: $(echo "$left" | tr '\n' ';'); "
 	left=$(leftovers "$dir" "$sig")
 	[ -z "$left" ] || bad+="left: $(echo "$left" | tr '\n' ' '); "
