@@ -183,8 +183,10 @@ build_state()
 {
 	local n last
 
-	n=$(grep -c '^  CC ' "$out/build.log")
-	last=$(grep '^  [A-Z]' "$out/build.log" | tail -n 1 | awk '{ print $1, $2 }')
+	# A build that compiles nothing (a commit that only moves a file) is
+	# no error: grep finding no line must not trip the ERR trap.
+	n=$(grep -c '^  CC ' "$out/build.log" || true)
+	last=$(grep '^  [A-Z]' "$out/build.log" | tail -n 1 | awk '{ print $1, $2 }' || true)
 	echo "$n objects compiled, last: ${last:-none}"
 }
 

@@ -262,7 +262,8 @@ bl_on_signal()
 # which tells a live owner from a new process that got a dead one's PID.
 bl_start_time()
 {
-	sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d ' ' -f 20
+	# A process that is gone has none: empty, and no error for ERR traps.
+	sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d ' ' -f 20 || true
 }
 
 # bl_lock FD FILE WHAT: flock FILE on FD, writing "PID START-TIME" into
