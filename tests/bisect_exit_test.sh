@@ -39,6 +39,8 @@ fi
 fake_tree "$FAKE/tree"
 git clone -q "$FAKE/tree" "$FAKE/broken"
 fake_commit "$FAKE/broken" "break the build" fake-build-fail=1
+git clone -q "$FAKE/tree" "$FAKE/quiet"
+fake_commit "$FAKE/quiet" "a build that compiles nothing" fake-build-quiet=1
 # shellcheck disable=SC2086 # the program names, one word each
 fake_collection "$FAKE/coll" $progs
 fake_qemu "$FAKE/bin"
@@ -136,6 +138,7 @@ if grep -q 'boot 1 died before the command started' "$last_err"; then
 else
 	tap_not_ok "bisect_exit.boot_retry_reported" "no 'boot 1 died' line on stderr"
 fi
+tree_dir=$FAKE/quiet expect test_good_nothing_compiled 0 run FAKE_QEMU=pass -- "${t[@]}"
 expect test_bad 1 run FAKE_QEMU=fail -- "${t[@]}"
 expect ktap_plan_unmet 1 run FAKE_QEMU=unmet -- "${t[@]}"
 # A real result file, from the host's own bind_bench (median ~ms).

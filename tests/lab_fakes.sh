@@ -11,7 +11,9 @@
 # fake_tree DIR: a git repository that build.sh takes for a kernel tree.
 # Its build runs a sub-make whose recipe sleeps $(cat fake-build-seconds)
 # in two processes (make's grandchildren, as cc1 is), then fails when the
-# commit has fake-build-fail, else writes arch/x86/boot/bzImage under O=.
+# commit has fake-build-fail, else writes arch/x86/boot/bzImage under O=;
+# it prints a CC line unless the commit has fake-build-quiet (ccache had
+# everything, or the commit changed no source).
 fake_tree()
 {
 	local dir=$1
@@ -30,7 +32,7 @@ olddefconfig:
 bzImage:
 	$(MAKE) -f $(CURDIR)/Makefile O=$(O) inner
 inner:
-	@echo "  CC      net/ipv4/inet_connection_sock.o"
+	@test -e $(CURDIR)/fake-build-quiet || echo "  CC      net/ipv4/inet_connection_sock.o"
 	sh -c 'sleep $(SECS) & sleep $(SECS); wait'
 	test ! -e $(CURDIR)/fake-build-fail
 	mkdir -p $(O)/arch/x86/boot && echo fake-bzImage > $(O)/arch/x86/boot/bzImage
