@@ -32,13 +32,15 @@ options:
                         \$BINDLAB_CACHE/runs)
   -T, --timeout SEC     per-boot timeout (default 3600)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
+  -C, --collection DIR  installed collection for the guests (default
+                        kernel/collection.sh's)
   -h, --help            this text
 OUT/LABEL/bootK/CASE.json  the programs' result files, one per case per boot
 OUT/LABEL/bootK.json       each boot's run file (bindlab_results merge, the
                            table's names): what ./run.sh compare reads
 OUT/runs/LABEL-bootK/      each VM's console.log, output.log, status
 exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage,
-  126 harness error
+  126 harness error, 128+N killed by signal N (builds and VMs gone too)
 EOF
 }
 
@@ -52,6 +54,7 @@ names=before,after
 out=
 vm_timeout=3600
 accel=${BINDLAB_ACCEL:-auto}
+collection=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
@@ -78,6 +82,11 @@ done
 bl_want_uint --rounds "$rounds" 1
 bl_want_uint --boots "$boots" 1
 bl_want_uint --timeout "$vm_timeout" 1
+case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg" ;; esac
+[ -z "$collection" ] || [ -d "$collection" ] || bl_usage_error "no such directory: $collection"
+bl_check_env
+bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
+bl_trap_signals
 [[ $names =~ ^[A-Za-z0-9._-]+,[A-Za-z0-9._-]+$ ]] || bl_usage_error "--names wants LABEL,LABEL"
 label=("${names%,*}" "${names#*,}")
 [ "${label[0]}" != "${label[1]}" ] || bl_usage_error "--names: two different labels"
@@ -95,31 +104,33 @@ done
 [ -d "$1" ] || [ ${#patch_a[@]} -eq 0 ] || bl_usage_error "--patch-a needs a tree, not an image"
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
 
-# A side is an image as is, or a tree that build.sh turns into one.
-resolve_kernel()
-{
-	local side=$1
-
-	shift
-	if [ -f "$side" ]; then
-		echo "$side"
-	else
-		"$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" | tail -n 1
-	fi
-}
-
-image_a=$(resolve_kernel "$1" ${patch_a[@]+"${patch_a[@]}"}) ||
-	bl_die 1 "building ${label[0]} failed"
-image_b=$(resolve_kernel "$2" ${patch_b[@]+"${patch_b[@]}"}) ||
-	bl_die 1 "building ${label[1]} failed"
-image=("$image_a" "$image_b")
-
 if [ -z "$out" ]; then
 	mkdir -p "$BINDLAB_CACHE/runs"
 	out=$(mktemp -d "$BINDLAB_CACHE/runs/ab-$(date +%Y%m%d-%H%M%S)-XXXX")
 fi
 mkdir -p "$out/${label[0]}" "$out/${label[1]}" "$out/runs"
 out=$(cd "$out" && pwd)
+
+# resolve_kernel K SIDE [BUILD.SH-ARGS]: image[K] is SIDE as is, or the
+# image build.sh makes of the tree SIDE (waited for, not a $(...): a
+# signal gets in at once and the build dies with this script).
+resolve_kernel()
+{
+	local k=$1 side=$2
+
+	shift 2
+	if [ -f "$side" ]; then
+		image[k]=$side
+		return 0
+	fi
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/build-${label[k]}.out" ||
+		bl_die 1 "building ${label[k]} failed"
+	image[k]=$(tail -n 1 "$out/build-${label[k]}.out")
+}
+
+image=()
+resolve_kernel 0 "$1" ${patch_a[@]+"${patch_a[@]}"}
+resolve_kernel 1 "$2" ${patch_b[@]+"${patch_b[@]}"}
 
 # One boot runs every case; the JSON files come back in its run directory.
 guest_script()
@@ -162,8 +173,8 @@ for ((k = 1; k <= boots; k++)); do
 		run=$out/runs/${label[$s]}-boot$k
 		bl_log "boot $k/$boots of ${label[$s]}: ${image[$s]}"
 		rc=0
-		"$BL_KERNEL_DIR/vm.sh" -k "${image[$s]}" -o "$run" -T "$vm_timeout" \
-			-a "$accel" -c "$(guest_script)" > /dev/null || rc=$?
+		bl_run "$BL_KERNEL_DIR/vm.sh" -k "${image[$s]}" -o "$run" -T "$vm_timeout" \
+			-a "$accel" ${collection:+-C "$collection"} -c "$(guest_script)" > /dev/null || rc=$?
 		[ "$rc" != 126 ] || bl_die 126 "vm.sh could not run qemu"
 		[ "$rc" = 0 ] || { bl_log "boot $k of ${label[$s]} failed (vm.sh exit $rc)"; failed=1; }
 		merge_boot "$run" "$out/${label[$s]}/boot$k" || failed=1

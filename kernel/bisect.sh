@@ -5,7 +5,7 @@
 # case of the case table (../cases) against a threshold, or a test command,
 # and answer with the exit code git bisect understands.
 
-set -euo pipefail
+set -eEuo pipefail
 # A mistyped `git bisect run` must abort the bisect, not mark commits bad.
 # shellcheck disable=SC2034 # read by lib.sh
 BL_USAGE_EXIT=128
@@ -13,12 +13,14 @@ BL_USAGE_EXIT=128
 . "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
 . "$BL_REPO_DIR/scripts/cases.sh"
+# Under set -e an unplanned failure would exit 1, "bad": it is ours.
+trap 'bl_log "error: unexpected failure at line $LINENO: abort"; exit 128' ERR
 
 usage()
 {
 	cat <<EOF
 usage: $BL_PROG [options] --case NAME --threshold V
-       $BL_PROG [options] --test COMMAND [ARG...]
+       $BL_PROG [options] --test PROGRAM [ARG...]
   For git bisect run, from inside a kernel git tree: build the checked-out
   commit (kernel/build.sh, one incremental build dir for all steps), boot it
   (kernel/vm.sh) and judge it.
@@ -27,8 +29,10 @@ usage: $BL_PROG [options] --case NAME --threshold V
     rounds in its --json result is on the good side of V, in the case's
     unit and direction: <= V when lower is better (bind_bench, ms), >= V
     when higher is better (churn, conn/s).
-  --test: run COMMAND in the guest (the rest of the line, e.g.
-    bind_bhash_test -r FIXTURE.VARIANT.TEST); good when it exits 0.
+  --test: run PROGRAM in the guest (the rest of the line): a kselftest of
+    the Makefile with harness filters (-r FIXTURE.VARIANT.TEST, -f, -v, -t
+    and their exclusions), good when it exits 0 having met a KTAP plan of
+    at least one test; or a benchmark program, good when it exits 0.
 options:
   -t, --tree DIR        kernel tree (default: the current directory)
   -b, --build-dir DIR   build directory, O= (default
@@ -39,13 +43,26 @@ options:
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
   -o, --out DIR         keep each step's results in DIR/COMMIT (default
                         \$BINDLAB_CACHE/runs/bisect-TREE)
+  -C, --collection DIR  installed collection for the guest (default
+                        kernel/collection.sh's)
   -h, --help            this text
+Everything that is not the commit's fault is checked before the build:
+  the options, BINDLAB_NICE and BINDLAB_PROGRESS, the tree (a kernel tree),
+  -o and BINDLAB_CACHE (ours and writable), qemu, the case or the test (a
+  program of the Makefile whose filters select a test of PROGRAM -l).
 exit (git bisect run's convention):
   0    good / old term (e.g. "fast"): on the good side of V, or the test passed
   1    bad / new term (e.g. "slow"): on the bad side, or the test failed
-  125  skip: the commit does not build or boot (panic, hang, timeout), the
-       case or test skipped (exit 4), or the case left no result file
-  128  abort the bisect: bad arguments or a harness error (qemu missing)
+       (a kselftest that ran fewer tests than its plan failed too)
+  125  skip, this commit cannot be tested: it does not build, its kernel
+       panics or hangs once the command runs, or the case or test skipped
+       (exit 4) or failed to run (a case's exit other than 0, 2, 4)
+  128  abort the bisect, the harness's or the user's problem, the same on
+       every commit: bad arguments or environment, no kernel tree, -o or
+       the cache not writable or another user's, qemu missing, both boots
+       dying before the command started (vm.sh exit 123), a VM error, a
+       case that left no result, a kselftest run with no plan or a plan of
+       0, an internal error; also when this script is killed (128+N)
 example, with custom terms:
   git bisect start --term-old fast --term-new slow
   git bisect fast v6.12; git bisect slow HEAD
@@ -63,6 +80,7 @@ vm_timeout=1800
 accel=${BINDLAB_ACCEL:-auto}
 out=
 build_dir=
+collection=
 test_cmd=()
 
 while [ $# -gt 0 ]; do
@@ -76,6 +94,7 @@ while [ $# -gt 0 ]; do
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
 	--test) shift; test_cmd=("$@"); break ;;
 	-h|--help) usage; exit 0 ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
@@ -113,31 +132,182 @@ check_case()
 	[[ $threshold =~ ^[0-9]+(\.[0-9]+)?$ ]] || bl_usage_error "--threshold wants a number"
 }
 
-check_test()
+# harness_names PROG: every test of a kselftest as "FIXTURE VARIANT TEST"
+# (VARIANT "-" for none), from the table `PROG -l` prints (stderr, exit
+# 4): per fixture its variants and its tests side by side in columns of
+# 20 and 25, and every variant runs every test.
+harness_names()
 {
-	[ ${#test_cmd[@]} -gt 0 ] || bl_usage_error "give --case or --test"
-	# A filter that selects no test, a stray word: refused before a build.
-	bl_programs || exit 128
-	if [[ " $BL_KSELFTESTS $BL_TOOLS " == *" ${test_cmd[0]} "* ]]; then
-		bl_check_args "--test" "${test_cmd[@]}"
-	fi
-	[ -z "$threshold$size" ] || bl_usage_error "--threshold and --size go with --case"
+	{ "$BL_REPO_DIR/$1" -l 2>&1 || [ $? = 4 ]; } | awk '
+	function flush(  i, j) {
+		for (j = 1; j <= nt; j++)
+			if (!nv)
+				print f, "-", t[j]
+			else
+				for (i = 1; i <= nv; i++)
+					print f, v[i], t[j]
+		nv = nt = 0
+	}
+	/^# FIXTURE/ || /^-----/ { next }
+	{
+		rest = substr($0, 22)
+		if ($0 !~ /^ /) {
+			flush()
+			f = $1
+			if (length(f) > 20)
+				rest = substr($0, length(f) + 2)
+		}
+		if (rest ~ /^ /) {
+			sub(/^ +/, "", rest)
+			if (rest != "")
+				t[++nt] = rest
+			next
+		}
+		split(rest, w, " ")
+		v[++nv] = w[1]
+		if (w[2] != "")
+			t[++nt] = w[2]
+	}
+	END { flush() }'
 }
 
-# judge_case RC: good (0) or bad (1) from the case's JSON result; 125
-# when there is none to judge.
+# harness_rules PROG FILTERS...: the filters as lines "OPTION NAME" in
+# $rules, parsed as the harness's getopt does; a stray word, -h or -l
+# (which run nothing) are refused.
+harness_rules()
+{
+	local prog=$1 opt OPTIND=2 OPTARG
+
+	rules=
+	while getopts ':F:f:V:v:t:T:r:' opt "$@"; do
+		case $opt in
+		[FfVvTtr]) rules+="$opt $OPTARG"$'\n' ;;
+		:) bl_usage_error "--test $prog: -$OPTARG needs a name" ;;
+		*) bl_usage_error "--test $prog: -$OPTARG is not a harness filter (-r, -f, -v, -t, -F, -V, -T)" ;;
+		esac
+	done
+	[ "$OPTIND" -gt $# ] || bl_usage_error "--test $prog: '${!OPTIND}' is not a harness filter"
+}
+
+# harness_selected PROG: how many tests $rules select, by the harness's own
+# rule (test_enabled(): the first matching option decides, an include for
+# -f/-v/-t/-r, an exclude for -F/-V/-T; with no match, a test runs when no
+# include was given).
+harness_selected()
+{
+	harness_names "$1" | awk -v rules="$rules" '
+	BEGIN { n = split(rules, r, "\n") - 1 }
+	function enabled(f, v, t,   i, o, a, name, pos) {
+		name = v == "-" ? f "." t : f "." v "." t
+		for (i = 1; i <= n; i++) {
+			o = substr(r[i], 1, 1)
+			a = substr(r[i], 3)
+			if (o ~ /[a-z]/)
+				pos = 1
+			if ((o == "f" || o == "F") && a == f) return o == "f"
+			if ((o == "v" || o == "V") && v != "-" && a == v) return o == "v"
+			if ((o == "t" || o == "T") && a == t) return o == "t"
+			if (o == "r" && a == name) return 1
+		}
+		return !pos
+	}
+	enabled($1, $2, $3) { k++ }
+	END { print k + 0 }'
+}
+
+# check_test: a --test command that cannot run a test on any commit is
+# refused now, not found out after a build.
+check_test()
+{
+	local prog=${test_cmd[0]-} n
+
+	[ -n "$prog" ] || bl_usage_error "give --case or --test PROGRAM"
+	[ -z "$threshold$size" ] || bl_usage_error "--threshold and --size go with --case"
+	bl_programs || exit 128
+	if [[ " $BL_KSELFTESTS " == *" $prog "* ]]; then
+		[ -x "$BL_REPO_DIR/$prog" ] ||
+			bl_usage_error "--test: $BL_REPO_DIR/$prog is not built (make -C $BL_REPO_DIR)"
+		harness_rules "${test_cmd[@]}"
+		n=$(harness_selected "$prog")
+		[ "$n" -gt 0 ] ||
+			bl_usage_error "--test ${test_cmd[*]}: the filters select no test of '$prog -l'"
+		is_kselftest=1
+	elif [[ " $BL_TOOLS " == *" $prog "* ]]; then
+		bl_check_args "--test" "${test_cmd[@]}"
+	else
+		bl_usage_error "--test: '$prog' is no program of the Makefile (kselftests: $BL_KSELFTESTS; benchmarks: $BL_TOOLS)"
+	fi
+}
+
+# check_setup: the rest of what no commit can change.
+check_setup()
+{
+	local tool
+
+	bl_want_uint --rounds "$rounds" 1
+	bl_want_uint --timeout "$vm_timeout" 1
+	case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg, not '$accel'" ;; esac
+	bl_check_env
+	for tool in qemu-system-x86_64 setpriv timeout flock; do
+		command -v "$tool" > /dev/null || bl_usage_error "$tool not found (apt-get install qemu-system-x86)"
+	done
+	[ -d "$tree" ] || bl_usage_error "no such tree: $tree"
+	tree=$(cd "$tree" && pwd)
+	if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
+		bl_usage_error "not a kernel tree (no Makefile and arch/x86): $tree"
+	fi
+	[ -z "$collection" ] || [ -x "$collection/run_kselftest.sh" ] ||
+		bl_usage_error "--collection: no installed collection in $collection"
+	bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
+}
+
+# ktap_top FILE: "PLAN RESULTS" of the top level of a KTAP stream (PLAN
+# "none" without a plan line), the one thing read from a kselftest's text.
+ktap_top()
+{
+	tr -d '\r' < "$1" | awk '/^1\.\.[0-9]+$/ && !seen { plan = substr($0, 4) + 0; seen = 1 }
+		/^(not )?ok [0-9]+( |$)/ { n++ }
+		END { printf "%s %d\n", seen ? plan : "none", n }'
+}
+
+# judge_test RC: the test's exit status and, for a kselftest, its plan.
+judge_test()
+{
+	local plan n
+
+	if [ "${is_kselftest:-0}" = 1 ]; then
+		read -r plan n <<< "$(ktap_top "$run/output.log")"
+		if [ "$plan" = none ] || [ "$plan" = 0 ]; then
+			bl_log "$commit: ${test_cmd[0]} ran no test (KTAP plan: $plan, exit $1): abort"
+			exit 128
+		fi
+		if [ "$n" -lt "$plan" ]; then
+			bl_log "$commit: ${test_cmd[0]} stopped after $n of $plan planned tests (exit $1): bad"
+			exit 1
+		fi
+	fi
+	case $1 in
+	0) bl_log "$commit: test passed: good"; exit 0 ;;
+	4) bl_log "$commit: test skipped: skip"; exit 125 ;;
+	*) bl_log "$commit: test failed (exit $1): bad"; exit 1 ;;
+	esac
+}
+
+# judge_case RC: good (0) or bad (1) from the case's JSON result.
 judge_case()
 {
 	local stats median min max n unit side verdict
 
 	case $1 in
 	0) ;;
+	2) bl_log "$commit: $bcase refused its command line in the guest: abort"; exit 128 ;;
 	4) bl_log "$commit: $bcase skipped: skip"; exit 125 ;;
 	*) bl_log "$commit: $bcase exit $1: skip"; exit 125 ;;
 	esac
 	# The result file, read and validated by bindlab_results: no text.
 	stats=$("$BL_REPO_DIR/bindlab_results" samples "$run/result.json" | bl_median) || stats=
-	[ -n "$stats" ] || { bl_log "$commit: no result file from $bcase: skip"; exit 125; }
+	# The program said it ran: a missing result is the harness's fault.
+	[ -n "$stats" ] || { bl_log "$commit: no result file from $bcase: abort"; exit 128; }
 	read -r median min max n <<< "$stats"
 	unit=$(bl_case_field "$bcase" unit)
 	side=">="
@@ -149,58 +319,66 @@ judge_case()
 		verdict=bad
 	fi
 	bl_log "$commit: $bcase: median $median $unit (min $min, max $max, n $n), good when $side $threshold: $verdict"
-	[ "$verdict" = good ]
+	[ "$verdict" = good ] || exit 1
+	exit 0
 }
 
-bl_want_uint --rounds "$rounds" 1
-bl_want_uint --timeout "$vm_timeout" 1
+# build: the commit's image in $image; 125 when the tree does not build.
+build()
+{
+	local rc=0
+
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect \
+		${build_dir:+--out "$build_dir"} > "$run/build.out" || rc=$?
+	case $rc in
+	0) image=$(tail -n 1 "$run/build.out") ;;
+	1) bl_log "$commit: build failed: skip"; exit 125 ;;
+	*) bl_log "$commit: build.sh exit $rc (not the tree's failure): abort"; exit 128 ;;
+	esac
+}
+
+# boot: the command in a VM of the image; its status in $rc, and any
+# outcome that is no result of the command is decided here.
+boot()
+{
+	local vm_status
+
+	rc=0
+	bl_run "$BL_KERNEL_DIR/vm.sh" -k "$image" -o "$run" -T "$vm_timeout" -a "$accel" \
+		${collection:+-C "$collection"} -- "$@" > /dev/null || rc=$?
+	vm_status=$(cat "$run/vm_status" 2> /dev/null || echo none)
+	[ "$vm_status" != ok ] || return 0
+	case $vm_status in
+	boot-failed) bl_log "$commit: both boots died before the command started: infrastructure, abort"; exit 128 ;;
+	panic|timeout|no-result) bl_log "$commit: no result from the VM ($vm_status): skip"; exit 125 ;;
+	*) bl_log "$commit: VM error ($vm_status, vm.sh exit $rc): abort"; exit 128 ;;
+	esac
+}
+
+bl_trap_signals
+is_kselftest=0
 if [ -n "$bcase" ]; then
 	check_case
 else
 	check_test
 fi
-[ -d "$tree" ] || bl_usage_error "no such tree: $tree"
-tree=$(cd "$tree" && pwd)
+check_setup
 
 commit=$(git -C "$tree" rev-parse --short HEAD 2> /dev/null) || commit=worktree
 treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 [ -n "$out" ] || out=$BINDLAB_CACHE/runs/bisect-$treekey
+bl_check_dir --out "$out"
 run=$out/$commit
-mkdir -p "$run"
-rm -f "$run/result.json"
+bl_check_dir --out "$run"
+rm -f "$run/result.json" "$run/output.log"
 
 # Every step reuses one build directory: a step rebuilds only what the
 # checkout changed.
-image=$("$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect \
-	${build_dir:+--out "$build_dir"} | tail -n 1) || {
-	bl_log "$commit: build failed: skip"
-	exit 125
-}
-
-rc=0
+build
 if [ -n "$bcase" ]; then
 	bl_case_argv "$bcase" "$size" "$rounds" result.json
-	"$BL_KERNEL_DIR/vm.sh" -k "$image" -o "$run" -T "$vm_timeout" -a "$accel" -- \
-		"${BL_CASE_ARGV[@]}" > /dev/null || rc=$?
-else
-	"$BL_KERNEL_DIR/vm.sh" -k "$image" -o "$run" -T "$vm_timeout" -a "$accel" -- \
-		"${test_cmd[@]}" > /dev/null || rc=$?
+	boot "${BL_CASE_ARGV[@]}"
+	judge_case "$rc"
 fi
-vm_status=$(cat "$run/vm_status" 2> /dev/null || echo none)
-if [ "$vm_status" != ok ]; then
-	if [ "$rc" = 126 ]; then
-		bl_log "$commit: harness error: abort"
-		exit 128
-	fi
-	bl_log "$commit: no result from the VM ($vm_status): skip"
-	exit 125
-fi
-
-if [ -z "$bcase" ]; then
-	case $rc in
-	0) bl_log "$commit: test passed: good"; exit 0 ;;
-	4) bl_log "$commit: test skipped: skip"; exit 125 ;;
-	*) bl_log "$commit: test failed (exit $rc): bad"; exit 1 ;;
-	esac
-fi
-judge_case "$rc"
+boot "${test_cmd[@]}"
+judge_test "$rc"

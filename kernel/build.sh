@@ -5,9 +5,12 @@
 # kernel/config.fragment (and kernel/config.debug for a debug kernel),
 # optionally patched, out of tree and incremental.
 
-set -euo pipefail
+set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# A command of ours that fails unplanned is the harness's fault, not the
+# tree's: exit 3, which bisect.sh reads as "abort", never as "skip".
+trap 'bl_log "error: unexpected failure at line $LINENO"; exit 3' ERR
 
 usage()
 {
@@ -42,7 +45,10 @@ environment: BINDLAB_CACHE (default ~/.cache/bindlab), BINDLAB_NICE (nice
   level of make, default 19), BINDLAB_CCACHE (0: no ccache), BINDLAB_PROGRESS
   (seconds between progress lines on stderr, default 30).
 output: the bzImage path, last line of stdout; make's log in OUT/build.log.
-exit: 0 built, 1 build or config failure, 2 usage
+exit: 0 built, 1 build or config failure (the tree's), 2 usage, 3 harness
+  error (ours: a cache write failed), 128+N killed by signal N; make and its
+  children never outlive this script (see kernel/lib.sh), and a build lock
+  whose holder died is taken over
 EOF
 }
 
@@ -70,6 +76,8 @@ while [ $# -gt 0 ]; do
 done
 
 bl_want_uint --jobs "$jobs" 1
+bl_check_env
+bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
 [[ -z $name || $name =~ ^[A-Za-z0-9._-]+$ ]] || bl_usage_error "--name: letters, digits, . _ - only"
 for p in "${patches[@]}"; do
 	[ -f "$p" ] || bl_usage_error "no such patch: $p"
@@ -85,7 +93,9 @@ unpack_default_tree()
 	bl_log "unpacking $source into $dest"
 	rm -rf "$dest.tmp"
 	mkdir -p "$dest.tmp"
-	bl_nice tar -xJf "$source" -C "$dest.tmp" --strip-components=1
+	tmp_paths+=("$dest.tmp")
+	bl_run nice -n "$BINDLAB_NICE" tar -xJf "$source" -C "$dest.tmp" --strip-components=1 ||
+		bl_die 1 "cannot unpack $source"
 	mv "$dest.tmp" "$dest"
 }
 
@@ -106,6 +116,7 @@ make_patched_tree()
 	fi
 	bl_log "preparing patched tree $dest"
 	rm -rf "$dest"
+	tmp_paths+=("$dest.tmp")
 	bl_link_tree "$tree" "$dest.tmp"
 	while read -r f; do
 		[ -f "$dest.tmp/$f" ] || continue
@@ -134,9 +145,12 @@ check_config()
 	return "$bad"
 }
 
+# make never inherits the build lock's fd 9: a make left by a killed
+# build must not hold the lock (and none is left, see bl_spawn).
 kmake()
 {
-	bl_nice make -C "$src" O="$out" ARCH=x86_64 "$@" >> "$out/build.log" 2>&1
+	bl_run nice -n "$BINDLAB_NICE" make -C "$src" O="$out" ARCH=x86_64 "$@" \
+		>> "$out/build.log" 2>&1 9>&-
 }
 
 # ccache through its compiler links, not CC="ccache gcc": the command lines
@@ -169,24 +183,23 @@ build_state()
 {
 	local n last
 
-	n=$(grep -c '^  CC ' "$out/build.log")
-	last=$(grep '^  [A-Z]' "$out/build.log" | tail -n 1 | awk '{ print $1, $2 }')
+	# A build that compiles nothing (a commit that only moves a file) is
+	# no error: grep finding no line must not trip the ERR trap.
+	n=$(grep -c '^  CC ' "$out/build.log" || true)
+	last=$(grep '^  [A-Z]' "$out/build.log" | tail -n 1 | awk '{ print $1, $2 }' || true)
 	echo "$n objects compiled, last: ${last:-none}"
 }
 
-# make in the background, so that progress can be printed, and stopped
-# with this script: asynchronous jobs of a script ignore SIGINT.
+# make in the background, so that progress can be printed; a signal to
+# this script takes make's whole tree down (bl_trap_signals).
 kmake_watched()
 {
-	local what=$1
+	local what=$1 rc=0
 
 	shift
-	(exec nice -n "$BINDLAB_NICE" make -C "$src" O="$out" ARCH=x86_64 "$@" \
-		>> "$out/build.log" 2>&1) &
-	make_pid=$!
-	local rc=0
-	bl_wait_progress "$make_pid" "$what" build_state || rc=$?
-	make_pid=
+	bl_spawn nice -n "$BINDLAB_NICE" make -C "$src" O="$out" ARCH=x86_64 "$@" \
+		>> "$out/build.log" 2>&1 9>&-
+	bl_wait_progress "$BL_CHILD" "$what" build_state || rc=$?
 	return "$rc"
 }
 
@@ -213,6 +226,18 @@ build_failed()
 	tail -n 25 "$out/build.log" >&2
 	exit 1
 }
+
+# What a signal or an error leaves half made goes; a SIGKILL's leftovers
+# are tmp names that the next build removes before it writes them again.
+tmp_paths=()
+lock=
+on_exit()
+{
+	[ ${#tmp_paths[@]} = 0 ] || rm -rf "${tmp_paths[@]}"
+	[ -z "$lock" ] || bl_unlock 9 "$lock"
+}
+trap on_exit EXIT
+bl_trap_signals
 
 if [ -z "$tree" ]; then
 	tree=$BINDLAB_CACHE/linux-6.12
@@ -258,8 +283,10 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 # Two makes in one build directory corrupt it: wait for the other one.
-exec 9> "$out/.bindlab-lock"
-flock 9
+# Appended to, not truncated: the file holds the owner's record.
+exec 9>> "$out/.bindlab-lock"
+bl_lock 9 "$out/.bindlab-lock" "build lock"
+lock=$out/.bindlab-lock
 # The build we waited for may have made it.
 use_cached_image
 : > "$out/build.log"
@@ -273,17 +300,14 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.bindlab-config" 2>/dev/null)" != "
 	bl_log "configuring $out"
 	rm -f "$out/.bindlab-config"
 	kmake tinyconfig || build_failed "make tinyconfig"
-	(cd "$src" && bl_nice scripts/kconfig/merge_config.sh -m -O "$out" \
-		"$out/.config" "${fragments[@]}") >> "$out/build.log" 2>&1 ||
+	bl_run env -C "$src" nice -n "$BINDLAB_NICE" scripts/kconfig/merge_config.sh \
+		-m -O "$out" "$out/.config" "${fragments[@]}" >> "$out/build.log" 2>&1 9>&- ||
 		build_failed "merge_config.sh"
 	kmake olddefconfig || build_failed "make olddefconfig"
 	check_config "$out/.config" || bl_die 1 "config fragment not honoured (see above)"
 	echo "$cfghash" > "$out/.bindlab-config"
 fi
 
-make_pid=
-trap '[ -z "$make_pid" ] || kill "$make_pid" 2> /dev/null; exit 130' INT
-trap '[ -z "$make_pid" ] || kill "$make_pid" 2> /dev/null; exit 143' TERM
 bl_log "building $name from $src in $out (-j$jobs, nice $BINDLAB_NICE, ccache $([ "$ccache_on" = 1 ] && echo on || echo off))"
 start=$SECONDS
 before="0 0"
@@ -300,6 +324,7 @@ image=$out/arch/x86/boot/bzImage
 if [ -n "$key" ]; then
 	# Copied under a temporary name: a half-copied image is never found.
 	mkdir -p "$BINDLAB_CACHE/images/$key"
+	tmp_paths+=("$BINDLAB_CACHE/images/$key/bzImage.tmp.$$")
 	cp "$image" "$BINDLAB_CACHE/images/$key/bzImage.tmp.$$"
 	cp "$out/.config" "$BINDLAB_CACHE/images/$key/config"
 	mv "$BINDLAB_CACHE/images/$key/bzImage.tmp.$$" "$cached"

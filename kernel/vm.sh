@@ -41,13 +41,25 @@ options:
   -h, --help            this text
 OUT gets: console.log (serial console, kernel log and output), output.log
   (COMMAND's stdout+stderr: KTAP or bench text), status (its exit code),
-  vm_status (ok, timeout, panic, no-result), every file COMMAND left in its
-  working directory (e.g. bind_bench --json files).
+  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed), boots (how many
+  boots it took), every file COMMAND left in its working directory (e.g.
+  bind_bench --json files).
+A boot that dies before the command starts (the guest never printed
+  "bindlab-vm: kernel", within BINDLAB_BOOT_TIMEOUT seconds) says nothing
+  about the kernel's bind path: that boot's console is kept as
+  console.boot1.log and the VM boots once more. The guest kernel gets
+  no_timer_check: on a loaded host a TCG guest's timer check fails
+  ("IO-APIC + timer doesn't work!") and panics a sound kernel.
 exit: COMMAND's status when the guest reported one; 124 timeout (qemu killed);
-  125 kernel panic or no result (boot failure, guest hang); 126 harness error
-  (qemu or a tool missing, bad image); 2 usage
+  125 kernel panic or no result after the command started (guest hang,
+  crash); 123 both boots died before the command started (an
+  infrastructure failure, never a verdict on the kernel); 126 harness error
+  (qemu or a tool missing, bad image); 2 usage; 128+N killed by signal N
+  (qemu and every helper gone)
 environment: BINDLAB_CACHE, BINDLAB_NICE (default 19), BINDLAB_ACCEL,
-  BINDLAB_PROGRESS (seconds between progress lines on stderr, default 30)
+  BINDLAB_PROGRESS (seconds between progress lines on stderr, default 30),
+  BINDLAB_BOOT_TIMEOUT (seconds from qemu's start to the command's, default
+  600, at most --timeout)
 EOF
 }
 
@@ -90,6 +102,12 @@ bl_want_uint --mem "$mem" 128
 case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg" ;; esac
 [ "$accel" != kvm ] || [ "$icount" = 0 ] || bl_usage_error "--icount needs --accel tcg or auto"
 [ -z "$script" ] || [ $# -eq 0 ] || bl_usage_error "give --script or a COMMAND, not both"
+bl_check_env
+# A boot beside two CPU hogs at nice -5, qemu at nice 19, took 240-270 s
+# to reach the command: the deadline is for hangs, not for slow boots.
+boot_timeout=${BINDLAB_BOOT_TIMEOUT:-600}
+bl_num "$boot_timeout" 1 86400 || bl_usage_error "BINDLAB_BOOT_TIMEOUT wants seconds in [1, 86400]"
+[ "$boot_timeout" -le "$vm_timeout" ] || boot_timeout=$vm_timeout
 
 for tool in qemu-system-x86_64 setpriv timeout; do
 	command -v "$tool" > /dev/null || bl_die 126 "$tool not found (apt-get install qemu-system-x86)"
@@ -143,7 +161,7 @@ make_initramfs()
 		fi
 	} > "$dir/cmd.sh"
 	# Dies with this script, as qemu does: a SIGKILL leaves no builder.
-	setpriv --pdeathsig KILL -- "$BL_KERNEL_DIR/initramfs.sh" -c "$collection" \
+	bl_run "$BL_KERNEL_DIR/initramfs.sh" -c "$collection" \
 		-o "$image" -w "$dir/root" -f "$dir/cmd.sh=/etc/bindlab-cmd.sh" ||
 		bl_die 126 "initramfs.sh failed"
 }
@@ -159,8 +177,7 @@ cleanup()
 	[ -z "${work:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bl_trap_signals
 
 # Run qemu bounded: timeout kills it at the deadline, and PR_SET_PDEATHSIG
 # on timeout and on qemu makes a SIGKILL of this script take both down.
@@ -183,7 +200,7 @@ run_qemu()
 		qemu-system-x86_64 "${acc[@]}" -smp 1 -m "$mem" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 $append" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check $append" \
 		-serial "file:$dir/console.log" -serial "file:$dir/data.log" \
 		> "$dir/qemu.log" 2>&1 &
 	qemu_pid=$!
@@ -192,9 +209,44 @@ run_qemu()
 	fi
 	local rc=0
 	vm_dir=$dir
-	bl_wait_progress "$qemu_pid" "vm $(basename "$dir")" vm_state || rc=$?
+	wait_qemu "$dir/console.log" || rc=$?
 	qemu_pid=
 	return "$rc"
+}
+
+# wait_qemu CONSOLE: bl_wait_progress's loop, plus a boot deadline: a
+# guest that has not started the command boot_timeout seconds after qemu
+# did is hung in boot; qemu is stopped (timeout passes TERM on), status 124.
+wait_qemu()
+{
+	local start=$SECONDS next=$((SECONDS + BINDLAB_PROGRESS))
+
+	booted=0
+	boot_hung=0
+	while kill -0 "$qemu_pid" 2> /dev/null; do
+		sleep 0.5
+		if [ "$booted" = 0 ] && payload_started "$1"; then
+			booted=1
+		fi
+		if [ "$booted" = 0 ] && [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
+			bl_log "no command start after ${boot_timeout}s: the boot hangs, qemu stopped"
+			boot_hung=1
+			booted=-1
+			kill -TERM "$qemu_pid" 2> /dev/null
+		fi
+		if [ "$SECONDS" -ge "$next" ]; then
+			bl_log "vm $(basename "$vm_dir"): $(vm_state), $((SECONDS - start)) s"
+			next=$((SECONDS + BINDLAB_PROGRESS))
+		fi
+	done
+	wait "$qemu_pid"
+}
+
+# payload_started CONSOLE: the init's start line (kernel/initramfs/init),
+# printed just before the command runs.
+payload_started()
+{
+	grep -aq '^bindlab-vm: kernel' "$1" 2> /dev/null
 }
 
 # What the guest is doing, from its console: booting, or the last line the
@@ -245,7 +297,8 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out/status" "$out/vm_status" "$out/output.log"
+rm -f "$out/status" "$out/vm_status" "$out/output.log" "$out/boots" \
+	"$out/console.boot1.log" "$out/qemu.boot1.log"
 # The initramfs is staged in the run's own directory: a SIGKILL of this
 # script (no EXIT trap) leaves it there, where the caller's cleanup of OUT
 # takes it, never in a shared /tmp.
@@ -253,8 +306,10 @@ work=$out/.vm-work
 rm -rf "$work"
 mkdir -p "$work"
 if [ -z "$collection" ]; then
-	collection=$("$BL_KERNEL_DIR/collection.sh" | tail -n 1) ||
+	# Waited for, not a $(...): a signal gets in, and the build dies with us.
+	bl_run "$BL_KERNEL_DIR/collection.sh" > "$work/collection.out" ||
 		bl_die 126 "no installed collection (kernel/collection.sh failed)"
+	collection=$(tail -n 1 "$work/collection.out")
 fi
 
 make_initramfs "$work" "$work/initrd.cpio" "$@"
@@ -267,31 +322,69 @@ if [ "$accel" = auto ]; then
 	fi
 fi
 
+# boot_once: one boot into OUT; sets vm_status (ok, panic, timeout,
+# no-result, qemu-failed) and started (the command began).
+boot_once()
+{
+	local qrc=0
+
+	run_qemu "$accel" "$vm_timeout" "$out" "$work/initrd.cpio" || qrc=$?
+	started=0
+	payload_started "$out/console.log" && started=1
+	vm_status=no-result
+	if grep -q '^BINDLAB-RESULTS-END' "$out/data.log"; then
+		if sed -n '/^BINDLAB-RESULTS-BEGIN/,/^BINDLAB-RESULTS-END/p' "$out/data.log" |
+		   sed '1d;$d' | tr -d '\r' | base64 -d | tar -xzf - -C "$out" 2> /dev/null &&
+		   [ -f "$out/status" ]; then
+			vm_status=ok
+		fi
+	elif grep -q 'Kernel panic' "$out/console.log"; then
+		vm_status=panic
+	elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ] || [ "$boot_hung" = 1 ]; then
+		vm_status=timeout
+	elif [ ! -s "$out/console.log" ] && [ "$qrc" != 0 ]; then
+		vm_status=qemu-failed
+	fi
+	qemu_rc=$qrc
+	rm -f "$out/data.log"
+}
+
+# A boot that died before the command started: its console is kept, and
+# the caller boots again.
+boot_died()
+{
+	[ "$vm_status" != ok ] && [ "$vm_status" != qemu-failed ] && [ "$started" = 0 ]
+}
+
 bl_log "booting $kernel ($accel$([ "$icount" = 0 ] || echo " icount"), ${mem}M, timeout ${vm_timeout}s) -> $out"
 start=$SECONDS
-qrc=0
-run_qemu "$accel" "$vm_timeout" "$out" "$work/initrd.cpio" || qrc=$?
-elapsed=$((SECONDS - start))
-
-vm_status=no-result
-if grep -q '^BINDLAB-RESULTS-END' "$out/data.log"; then
-	if sed -n '/^BINDLAB-RESULTS-BEGIN/,/^BINDLAB-RESULTS-END/p' "$out/data.log" |
-	   sed '1d;$d' | tr -d '\r' | base64 -d | tar -xzf - -C "$out" 2> /dev/null &&
-	   [ -f "$out/status" ]; then
-		vm_status=ok
+boots=1
+boot_once
+if boot_died; then
+	mv "$out/console.log" "$out/console.boot1.log"
+	mv "$out/qemu.log" "$out/qemu.boot1.log"
+	bl_log "boot 1 died before the command started ($vm_status): $(tr -d '\r' < "$out/console.boot1.log" | grep -av '^[[:space:]]*$' | tail -n 1 | cut -c 1-120); booting again"
+	boots=2
+	boot_once
+	if boot_died; then
+		bl_log "boot 2 died before the command started too ($vm_status): an infrastructure failure, not a verdict on the kernel"
+		vm_status=boot-failed
+	else
+		bl_log "boot 2 started the command"
 	fi
-elif grep -q 'Kernel panic' "$out/console.log"; then
-	vm_status=panic
-elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	vm_status=timeout
 fi
-rm -f "$out/data.log"
+elapsed=$((SECONDS - start))
+echo "$boots" > "$out/boots"
 echo "$vm_status" > "$out/vm_status"
 
 case $vm_status in
 ok)
 	rc=$(cat "$out/status")
 	bl_log "guest exit status $rc after ${elapsed}s"
+	;;
+boot-failed)
+	tail -n 5 "$out/console.log" >&2
+	rc=123
 	;;
 timeout)
 	bl_log "timeout: no result after ${vm_timeout}s, qemu killed (see $out/console.log)"
@@ -302,16 +395,15 @@ panic)
 	grep -A 3 'Kernel panic' "$out/console.log" | head -n 4 >&2
 	rc=125
 	;;
+qemu-failed)
+	bl_log "qemu failed (exit $qemu_rc):"
+	tail -n 5 "$out/qemu.log" >&2
+	rc=126
+	;;
 *)
-	if [ ! -s "$out/console.log" ] && [ "$qrc" != 0 ]; then
-		bl_log "qemu failed (exit $qrc):"
-		tail -n 5 "$out/qemu.log" >&2
-		rc=126
-	else
-		bl_log "no result from the guest after ${elapsed}s (qemu exit $qrc); last console lines:"
-		tail -n 5 "$out/console.log" >&2
-		rc=125
-	fi
+	bl_log "no result from the guest after ${elapsed}s (qemu exit $qemu_rc); last console lines:"
+	tail -n 5 "$out/console.log" >&2
+	rc=125
 	;;
 esac
 echo "$out"

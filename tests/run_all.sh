@@ -145,6 +145,8 @@ run_part fuzz "$here/tests/fuzz_test.sh"
 run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
 run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
+run_part bisect_exit "$here/tests/bisect_exit_test.sh"
+run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 	# The lab's 6.12 tree configures the fleets' way.

@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel/bisect.sh keeps git bisect run's contract: each exit code, driven
+# by its cause. 0 good, 1 bad, 125 only for "this commit cannot be tested"
+# (it does not build, it panics under the test, the test skipped), 128 for
+# everything that is the harness's or the user's problem, and for those
+# that no commit can change also: before any build (the case's cache has
+# no build directory afterwards).
+#
+# A fake kernel tree (its build is a make that sleeps, or fails when the
+# commit says so) and a fake qemu that plays a scripted guest
+# (tests/lab_fakes.sh) stand in for the real ones: the whole matrix takes
+# about a minute, and vm.sh, build.sh and the initramfs are the real ones.
+# TAP; exit 0 when every check passed, 1 otherwise.
+
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+# shellcheck source=tests/lab_fakes.sh
+. "$here/tests/lab_fakes.sh"
+
+FAKE=$(mktemp -d "${TMPDIR:-/tmp}/bisect-exit.XXXXXX")
+trap 'rm -rf "$FAKE"' EXIT
+# The Makefile's harness headers stay where bootstrap put them, whatever
+# BINDLAB_CACHE each case uses.
+export KSFT_DIR=${KSFT_DIR:-$HOME/.cache/bindlab/ksft/tools/testing/selftests}
+export BINDLAB_CCACHE=0 BINDLAB_PROGRESS=30
+unset BINDLAB_NICE BINDLAB_ACCEL FAKE_QEMU FAKE_QEMU_COUNT
+
+echo "TAP version 13"
+progs=$(make -s --no-print-directory -C "$here" print-programs 2> /dev/null | xargs -r -n 1 basename | xargs)
+if [ -z "$progs" ] || [ ! -x "$here/bind_bhash_test" ]; then
+	tap_skip bisect_exit "the programs are not built (make -C $here)"
+	tap_done
+	exit
+fi
+fake_tree "$FAKE/tree"
+git clone -q "$FAKE/tree" "$FAKE/broken"
+fake_commit "$FAKE/broken" "break the build" fake-build-fail=1
+git clone -q "$FAKE/tree" "$FAKE/quiet"
+fake_commit "$FAKE/quiet" "a build that compiles nothing" fake-build-quiet=1
+# shellcheck disable=SC2086 # the program names, one word each
+fake_collection "$FAKE/coll" $progs
+fake_qemu "$FAKE/bin"
+mkdir -p "$FAKE/foreign" "$FAKE/foreign-cache" "$FAKE/empty"
+chown nobody "$FAKE/foreign" "$FAKE/foreign-cache"
+: > "$FAKE/a-file"
+# A PATH with everything but qemu.
+mkdir -p "$FAKE/noqemu"
+for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
+	for f in "$d"/*; do
+		[ "${f##*/}" = qemu-system-x86_64 ] || [ -e "$FAKE/noqemu/${f##*/}" ] ||
+			ln -s "$f" "$FAKE/noqemu/${f##*/}"
+	done
+done
+
+n=0
+# expect NAME RC WHEN [VAR=VALUE...] -- BISECT-ARGS...: run bisect.sh in
+# the fake tree with its own cache, the fake qemu first in PATH; WHEN
+# "prebuild" also wants no build directory in that cache afterwards.
+expect()
+{
+	local name=$1 want=$2 when=$3 rc=0 envs=() cache err
+
+	shift 3
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	n=$((n + 1))
+	cache=$FAKE/cache-$n
+	err=$FAKE/err-$n
+	(cd "${tree_dir:-$FAKE/tree}" && env PATH="$FAKE/bin:$PATH" BINDLAB_CACHE="$cache" \
+		FAKE_QEMU_COUNT="$FAKE/count-$n" ${envs[@]+"${envs[@]}"} \
+		timeout 120 "$here/kernel/bisect.sh" -a tcg -C "$FAKE/coll" "$@") \
+		> /dev/null 2> "$err" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		tap_not_ok "bisect_exit.$name # exit $rc, want $want" "$(tail -n 3 "$err")"
+	elif [ "$when" = prebuild ] && [ -e "$cache/build" ]; then
+		tap_not_ok "bisect_exit.$name # exit $rc, but after a build" "$(tail -n 3 "$err")"
+	else
+		tap_ok "bisect_exit.$name # exit $rc: $(tail -n 1 "$err" | cut -c 1-110)"
+	fi
+	last_err=$err
+}
+
+t=(--test bind_bhash_test -f bind_fastreuse)
+# --- 128, before any build ---------------------------------------------------
+expect out_unwritable 128 prebuild -- -o "$FAKE/a-file/runs" "${t[@]}"
+expect out_foreign 128 prebuild -- -o "$FAKE/foreign" "${t[@]}"
+expect cache_unwritable 128 prebuild BINDLAB_CACHE="$FAKE/a-file/cache" -- "${t[@]}"
+expect cache_foreign 128 prebuild BINDLAB_CACHE="$FAKE/foreign-cache" -- "${t[@]}"
+expect no_kernel_tree 128 prebuild -- -t "$FAKE/empty" "${t[@]}"
+expect accel_bogus 128 prebuild -- -a bogus "${t[@]}"
+expect nice_garbage 128 prebuild BINDLAB_NICE=19x -- "${t[@]}"
+expect nice_out_of_range 128 prebuild BINDLAB_NICE=20 -- "${t[@]}"
+expect progress_garbage 128 prebuild BINDLAB_PROGRESS=1e3 -- "${t[@]}"
+expect qemu_missing 128 prebuild PATH="$FAKE/noqemu" -- "${t[@]}"
+expect test_program_mistyped 128 prebuild -- --test bind_bhash_tset -f bind_fastreuse
+expect test_filter_selects_nothing 128 prebuild -- --test bind_bhash_test -r bind_fastreuse.v4_reuseaddr_same.grwoth
+expect test_filter_excludes_all 128 prebuild -- --test tw_reuse_loopback -F global -F tw_reuse -F tw_bind -F tw_sysctl
+# The harness agrees: those filters run no test (a plan of 0; nothing runs).
+for f in "bind_bhash_test -r bind_fastreuse.v4_reuseaddr_same.grwoth" \
+	 "tw_reuse_loopback -F global -F tw_reuse -F tw_bind -F tw_sysctl"; do
+	# shellcheck disable=SC2086 # program and filters, one word each
+	plan=$(cd "$FAKE" && timeout 20 "$here"/$f 2> /dev/null | grep -m 1 '^1\.\.')
+	if [ "$plan" = 1..0 ]; then
+		tap_ok "bisect_exit.harness_agrees # $f: plan $plan"
+	else
+		tap_not_ok "bisect_exit.harness_agrees # $f: plan ${plan:-none}, bisect.sh counted none"
+	fi
+done
+expect test_stray_word 128 prebuild -- --test bind_bhash_test bind_fastreuse
+expect test_not_a_filter 128 prebuild -- --test bind_bhash_test -l
+expect case_unknown 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.totl_ms --threshold 1
+expect case_bad_threshold 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.total_ms --threshold 1e3
+# --- 128, found out only by running ------------------------------------------
+expect boot_died_twice 128 run FAKE_QEMU=boot-panic -- "${t[@]}"
+dir=$(find "$FAKE/cache-$n/runs" -mindepth 2 -maxdepth 2 -type d | head -n 1)
+if [ "$(cat "$dir/boots" 2> /dev/null)" = 2 ] && [ "$(cat "$dir/vm_status" 2> /dev/null)" = boot-failed ] &&
+   grep -q 'IO-APIC + timer' "$dir/console.boot1.log" 2> /dev/null; then
+	tap_ok "bisect_exit.boot_died_twice_reported # boots 2, vm_status boot-failed, console.boot1.log kept"
+else
+	tap_not_ok "bisect_exit.boot_died_twice_reported" "boots $(cat "$dir/boots" 2> /dev/null), vm_status $(cat "$dir/vm_status" 2> /dev/null)"
+fi
+expect boot_hung_twice 128 run FAKE_QEMU=boot-hang BINDLAB_BOOT_TIMEOUT=2 -- "${t[@]}"
+expect vm_error 128 run FAKE_QEMU=qemu-fail -- "${t[@]}"
+expect ktap_plan_0 128 run FAKE_QEMU=plan0 -- "${t[@]}"
+expect case_no_result 128 run FAKE_QEMU=noresult -- --case bind_fastreuse.v4_reuseaddr_same.total_ms -n 50 --threshold 1
+# --- 0 and 1 ----------------------------------------------------------------
+expect test_good 0 run FAKE_QEMU=pass -- "${t[@]}"
+expect boot_died_once_then_good 0 run FAKE_QEMU=boot-panic,pass -- "${t[@]}"
+if grep -q 'boot 1 died before the command started' "$last_err"; then
+	tap_ok "bisect_exit.boot_retry_reported # $(grep -m 1 'boot 1 died' "$last_err" | cut -c 1-100)"
+else
+	tap_not_ok "bisect_exit.boot_retry_reported" "no 'boot 1 died' line on stderr"
+fi
+tree_dir=$FAKE/quiet expect test_good_nothing_compiled 0 run FAKE_QEMU=pass -- "${t[@]}"
+expect test_bad 1 run FAKE_QEMU=fail -- "${t[@]}"
+expect ktap_plan_unmet 1 run FAKE_QEMU=unmet -- "${t[@]}"
+# A real result file, from the host's own bind_bench (median ~ms).
+json=$FAKE/result.json
+if "$here/bind_bench" -q -r 1 -w 0 --json "$json" reuseaddr same 50 > /dev/null 2>&1; then
+	c=(--case bind_fastreuse.v4_reuseaddr_same.total_ms -n 50)
+	expect case_good 0 run FAKE_QEMU="case:$json" -- "${c[@]}" --threshold 100000
+	expect case_bad 1 run FAKE_QEMU="case:$json" -- "${c[@]}" --threshold 0
+else
+	tap_skip bisect_exit.case_good "bind_bench cannot run here (root, netns)"
+	tap_skip bisect_exit.case_bad "bind_bench cannot run here (root, netns)"
+fi
+# --- 125: this commit cannot be tested ---------------------------------------
+tree_dir=$FAKE/broken expect build_fails 125 run FAKE_QEMU=pass -- "${t[@]}"
+expect test_skipped 125 run FAKE_QEMU=skip -- "${t[@]}"
+expect panic_under_test 125 run FAKE_QEMU=run-panic -- "${t[@]}"
+tap_done
