@@ -529,9 +529,9 @@ cmd_import_lava() {
 		fi
 		# 0 all passed, 1 a case failed: both a result to import.
 		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json"
-		if [ $? -gt 1 ] || [ ! -s "$tmp/lava.json" ]; then
-			die_usage "import-lava: lava/lava-results.py refused ${conv[*]}"
-		fi
+		# Its one line said why.
+		[ $? -le 1 ] || exit 2
+		[ -s "$tmp/lava.json" ] || die_usage "import-lava: nothing imported from ${conv[*]}"
 		lavas+=(--lava "$tmp/lava.json")
 	fi
 	bl_case_decls "${BL_CASE_NAMES[@]}"
