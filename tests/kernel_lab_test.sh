@@ -222,6 +222,7 @@ model_fixed=$lab/model-fixed
 timeout_dir=$lab/timeout
 debug_dir=$lab/debug-fixed
 nov6=$lab/noipv6
+caps_dir=$lab/caps
 killimg=$lab/kill-bzImage
 bisect_log=$lab/bisect.log
 
@@ -363,7 +364,33 @@ lane_b()
 	step "boot fixed, settings timeout planted at 2 s"
 	vm_job "$timeout_dir" "$fixed" -T 600 \
 		-c "sed -i 's/^timeout=.*/timeout=2/' /kselftest/net/bindlab/settings; $(one bind_model_test)"
+	run_caps
 	run_sigkill
+}
+
+# The low fd limits of the project's own tests (tests/fdlimit.sh) where
+# root has every capability, CAP_SYS_RESOURCE included (the guest; not
+# this host's root): prlimit alone is undone by lib/fdlimit.c, which
+# raises the hard limit, and the tests run; with CAP_SYS_RESOURCE dropped
+# as fdlimit.sh drops it, the limit holds and they SKIP with the reason.
+run_caps()
+{
+	local coll=$lab/caps-collection p r
+	local tests="-r bind_fastreuse.v4_reuseport_same.growth -r bind_fastreuse.v4_reuseaddr_same.growth"
+
+	rm -rf "$coll"
+	cp -a "$collection" "$coll"
+	mkdir -p "$coll/caps"
+	for p in setpriv prlimit; do
+		cp "$(command -v "$p")" "$coll/caps/" || return
+	done
+	r="B=/kselftest/net/bindlab/bind_bhash_test C=/kselftest/caps;"
+	r="$r grep ^CapEff /proc/self/status > caps.txt;"
+	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > raised.ktap 2>&1;"
+	r="$r \$C/setpriv --bounding-set -sys_resource --inh-caps -sys_resource"
+	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > dropped.ktap 2>&1"
+	step "boot fixed, fd limits as root with every capability"
+	vm_job "$caps_dir" "$fixed" --collection "$coll" -T 900 -c "$r"
 }
 
 rm -f "$lab"/kill-*.result "$lab/bisect.why"
@@ -587,6 +614,15 @@ check runner.settings_timeout "${set_to:-no timeout line}, settings: timeout=$se
 to_res=$(runner_result "$timeout_dir/output.log" bind_model_test)
 check runner.timeout_is_failure "planted timeout=2: ${to_res:-no result}, $(elapsed "$timeout_dir") s" \
 	"$timeout_dir/output.log" [ "$to_res" = "not ok # TIMEOUT 2 seconds" ]
+
+# --- 8b. fd limits that hold where root has CAP_SYS_RESOURCE ---------------
+caps_eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "$caps_dir/caps.txt" 2> /dev/null)
+caps_ran=$(grep -c '^ok [0-9]* bind_fastreuse.*growth$' "$caps_dir/raised.ktap" 2> /dev/null)
+caps_skip=$(grep -c '^ok [0-9]* bind_fastreuse.*# SKIP needs 4032 file descriptors' "$caps_dir/dropped.ktap" 2> /dev/null)
+check caps.prlimit_alone_is_raised "root's CapEff ${caps_eff:-?}: $caps_ran of 2 ran under prlimit 1000 alone (lib/fdlimit.c raised it)" \
+	"$caps_dir/raised.ktap" [ "${caps_ran:-0}" = 2 ]
+check caps.dropped_limit_holds "$caps_skip of 2 SKIP with the reason with CAP_SYS_RESOURCE dropped (tests/fdlimit.sh's prefix)" \
+	"$caps_dir/dropped.ktap" [ "${caps_skip:-0}" = 2 ]
 
 # --- 9. the debug kernel: the whole collection, no splat --------------------
 debug_checks()
