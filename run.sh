@@ -490,7 +490,7 @@ cmd_cases() {
 
 # import-lava OUT LAVA.json: the format is README "LAVA".
 cmd_import_lava() {
-	local names="" out tmp f n=0 conv=() lavas=() progs=() p
+	local names="" out tmp f n=0 conv=() lavas=() progs=() p why
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--names) [ -n "${2:-}" ] || die_usage "--names needs FILE"; names=$2; shift ;;
@@ -528,10 +528,13 @@ cmd_import_lava() {
 				die_usage "cannot list the kselftests' names (lava/bindlab-lava.sh names)"
 		fi
 		# 0 all passed, 1 a case failed: both a result to import.
-		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json"
+		# Its reason, if it refuses, is the one line of the refusal.
+		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json" 2>"$tmp/lava.err"
 		if [ $? -gt 1 ] || [ ! -s "$tmp/lava.json" ]; then
-			die_usage "import-lava: lava/lava-results.py refused ${conv[*]}"
+			why=$(head -n 1 "$tmp/lava.err")
+			die_usage "import-lava: ${why:-lava/lava-results.py refused ${conv[*]}}"
 		fi
+		cat "$tmp/lava.err" >&2
 		lavas+=(--lava "$tmp/lava.json")
 	fi
 	bl_case_decls "${BL_CASE_NAMES[@]}"
