@@ -64,9 +64,12 @@ env_reads() {
 			grep -oE '[A-Z][A-Z0-9_]+' | sed "s|\$| $f|"
 	done
 	for f in $(sources make); do
-		# A variable the makefile itself sets (NAME := or NAME =, not
-		# ?= or +=) ignores the environment: make's own, no input.
-		grep -oE '^[A-Z][A-Z0-9_]* *:{0,2}=' "$f" | grep -oE '^[A-Z][A-Z0-9_]*' >"$tmp/make.own"
+		# A variable the makefile only ever sets (NAME := or NAME =;
+		# never ?=, which reads the environment, or +=) is make's own,
+		# no input.
+		grep -oE '^[A-Z][A-Z0-9_]* *\?=' "$f" | grep -oE '^[A-Z][A-Z0-9_]*' >"$tmp/make.env"
+		grep -oE '^[A-Z][A-Z0-9_]* *:{0,2}=' "$f" | grep -oE '^[A-Z][A-Z0-9_]*' |
+			grep -vxF -f "$tmp/make.env" >"$tmp/make.own"
 		grep -v '^[[:space:]]*#' "$f" |
 			grep -oE '\$\((BINDLAB|KSFT)_[A-Z0-9_]+\)|^[A-Z][A-Z0-9_]* *\?=' |
 			grep -oE '[A-Z][A-Z0-9_]+' | grep -vxF -f "$tmp/make.own" | sed "s|\$| $f|"
