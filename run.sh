@@ -147,11 +147,15 @@ make_tmp() {
 # check_dest FILE: run.sh's side of the one writer's rules (lib/files.c):
 # a regular file (symlinks followed) or a new name in a writable directory.
 check_dest() {
-	local f=$1 d
+	local f=$1 d b
 	if [ -e "$f" ] && [ ! -f "$f" ]; then
 		die_usage "$f exists and is not a regular file"
 	fi
 	[ -L "$f" ] && [ ! -e "$f" ] && die_usage "$f is a dangling symlink"
+	# NAME_MAX (255 bytes) with write_file's temporary suffix, before
+	# any work: not found out when the file is renamed into place.
+	b=$(basename -- "$f")
+	[ "$(printf '%s' "$b.tmp.$$" | wc -c)" -le 255 ] || die_usage "cannot write $f: the name is too long"
 	d=$(dirname -- "$f")
 	if [ ! -d "$d" ] || [ ! -w "$d" ]; then
 		die_usage "cannot write $f: $d is not a writable directory"
@@ -271,7 +275,7 @@ verdict() {
 }
 
 cmd_main() {
-	local full=0 root=$here/results dir release rc json name
+	local full=0 root=$here/results dir release rc json name why
 	local inputs=() missing=() progs=() ktaps=()
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -297,8 +301,9 @@ cmd_main() {
 	build run
 	# A run directory of its own, even for runs started in one second.
 	release=$(uname -r | tr -c 'A-Za-z0-9._+\n-' '_')
-	mkdir -p -- "$root" || die_usage "cannot create $root"
-	dir=$(mktemp -d "$root/$release-$(date +%Y%m%d-%H%M%S)-XXXXXX") ||
+	# mkdir's reason, not its own line: the refusal is one line.
+	why=$(mkdir -p -- "$root" 2>&1) || die_usage "cannot create $root: ${why##*: }"
+	dir=$(mktemp -d "$root/$release-$(date +%Y%m%d-%H%M%S)-XXXXXX" 2>/dev/null) ||
 		die_usage "cannot create a run directory in $root"
 	chmod 755 "$dir"
 
@@ -490,7 +495,7 @@ cmd_cases() {
 
 # import-lava OUT LAVA.json: the format is README "LAVA".
 cmd_import_lava() {
-	local names="" out tmp f n=0 conv=() lavas=() progs=() p
+	local names="" out tmp f n=0 conv=() lavas=() progs=() p why
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--names) [ -n "${2:-}" ] || die_usage "--names needs FILE"; names=$2; shift ;;
@@ -528,10 +533,13 @@ cmd_import_lava() {
 				die_usage "cannot list the kselftests' names (lava/bindlab-lava.sh names)"
 		fi
 		# 0 all passed, 1 a case failed: both a result to import.
-		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json"
-		# Its one line said why.
-		[ $? -le 1 ] || exit 2
-		[ -s "$tmp/lava.json" ] || die_usage "import-lava: nothing imported from ${conv[*]}"
+		# Its reason, if it refuses, is the one line of the refusal.
+		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json" 2>"$tmp/lava.err"
+		if [ $? -gt 1 ] || [ ! -s "$tmp/lava.json" ]; then
+			why=$(head -n 1 "$tmp/lava.err")
+			die_usage "import-lava: ${why:-lava/lava-results.py refused ${conv[*]}}"
+		fi
+		cat "$tmp/lava.err" >&2
 		lavas+=(--lava "$tmp/lava.json")
 	fi
 	bl_case_decls "${BL_CASE_NAMES[@]}"

@@ -227,7 +227,7 @@ static void add_decl(const char *arg)
 	    (strcmp(d->better, "lower") && strcmp(d->better, "higher")) ||
 	    (strcmp(d->verdict, "program") && strcmp(d->verdict, "none")))
 		die_usage("--case wants \"NAME UNIT lower|higher program|none\", not '%s'",
-			  arg);
+			  bl_printable(arg));
 	if (decl_of(d->name))
 		die_usage("--case %s twice", d->name);
 	ndecls++;
@@ -965,7 +965,7 @@ static int cmd_samples(int argc, char **argv)
 		x = argc == 2 ? v : json_object_get(v, argv[2]);
 		if (!json_is_number(x))
 			die_usage("%s: round %zu has no number %s", argv[1],
-				  i + 1, argc == 2 ? "sample" : argv[2]);
+				  i + 1, argc == 2 ? "sample" : bl_printable(argv[2]));
 	}
 	json_array_foreach(list, i, v)
 		printf("%.12g\n", json_number_value(argc == 2 ? v :
@@ -1025,7 +1025,8 @@ static int cmd_ktap(int argc, char **argv)
 		else if (!strcmp(argv[a], "--release") && a + 1 < argc && *argv[a + 1])
 			release = argv[++a];
 		else
-			die_usage("ktap: unknown option or missing argument '%s'", argv[a]);
+			die_usage("ktap: unknown option or missing argument '%s'",
+				  bl_printable(argv[a]));
 	}
 	if (a >= argc)
 		die_usage("ktap needs FILE...");
@@ -1074,5 +1075,5 @@ int main(int argc, char **argv)
 		return cmd_samples(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ktap"))
 		return cmd_ktap(argc - 1, argv + 1);
-	die_usage("unknown subcommand '%s'", argv[1]);
+	die_usage("unknown subcommand '%s'", bl_printable(argv[1]));
 }

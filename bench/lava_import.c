@@ -34,13 +34,15 @@ static const char *lava_path = "";
 static __printf(2, 3)
 int refuse(struct bl_why *why, const char *fmt, ...)
 {
-	char msg[200];
+	char msg[200], path[101];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return bl_why_set(why, EINVAL, "--lava %.100s: %s", lava_path, msg);
+	/* Names and values come from the file: escaped, as the path is. */
+	snprintf(path, sizeof(path), "%s", bl_printable(lava_path));
+	return bl_why_set(why, EINVAL, "--lava %s: %s", path, bl_printable(msg));
 }
 
 static json_t *lava_test(const char *program, const char *test,

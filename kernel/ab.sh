@@ -68,7 +68,7 @@ while [ $# -gt 0 ]; do
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;

@@ -94,7 +94,7 @@ while [ $# -gt 0 ]; do
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
 	--test) shift; test_cmd=("$@"); break ;;
 	-h|--help) usage; exit 0 ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

@@ -67,7 +67,7 @@ while [ $# -gt 0 ]; do
 	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; job_minutes=$2; shift ;;
 	-e|--env) bl_need_arg "$1" $# "${2-}"; test_env=$2; shift ;;
-	-s|--skipfile) bl_need_arg "$1" $# "${2-}"; skipfile=$2; shift ;;
+	-s|--skipfile) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a FILE"; skipfile=$2; shift ;;
 	-t|--test) bl_need_arg "$1" $# "${2-}"; test_name=$2; shift ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;

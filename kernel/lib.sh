@@ -40,7 +40,8 @@ bl_log()
 # Bad command line: one line, exit 2 (bisect.sh overrides BL_USAGE_EXIT).
 bl_usage_error()
 {
-	echo "$BL_PROG: $* (see --help)" >&2
+	# Every word may come from an argument or the environment: escaped.
+	echo "$BL_PROG: $(bl_esc "$*") (see --help)" >&2
 	exit "${BL_USAGE_EXIT:-2}"
 }
 
@@ -105,9 +106,11 @@ bl_link_tree()
 }
 
 # bl_want_uint OPTION VALUE MIN: a whole number >= MIN, else a usage error.
+# No upper bound is promised, but one too big for the shell's arithmetic
+# (over 18 digits, leading zeros aside) is refused, never half-checked.
 bl_want_uint()
 {
-	if ! bl_is_uint "$2" || [ "$2" -lt "$3" ]; then
+	if ! bl_is_uint "$2" || ! bl_num "$2" "$3" 999999999999999999; then
 		bl_usage_error "$1 wants a whole number >= $3"
 	fi
 }

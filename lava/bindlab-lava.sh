@@ -47,9 +47,10 @@
 
 set -u
 
+# The message may quote an argument: one line, its unprintable bytes as ?.
 die()
 {
-	echo "bindlab-lava.sh: $*" >&2
+	printf 'bindlab-lava.sh: %s\n' "$(printf '%s' "$*" | tr '\n' '?' | LC_ALL=C sed 's/[^ -~]/?/g')" >&2
 	exit 2
 }
 

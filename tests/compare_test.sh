@@ -258,7 +258,11 @@ bad "LAVA: a headline that is not the median" "is not the median" "$here/run.sh"
 bad "LAVA: a result LAVA does not have" "is not pass, fail, skip or unknown" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/result.json"
 bad "LAVA: a sample with no measurement" "no measurement" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/nomeasure.json"
 bad "LAVA: a sample twice" "sample1 twice" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/dup.json"
-bad "LAVA: not an array" "not a non-empty JSON array" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/before.json"
+# Not the import format: import-lava hands it to lava/lava-results.py,
+# whose refusal is the one line; merge --lava itself wants the array.
+bad "LAVA: not an array" "neither lava-run's log nor a LAVA results export" "$here/run.sh" import-lava "$tmp/never.json" "$tmp/before.json"
+bad "LAVA: not an array (merge --lava)" "not a non-empty JSON array" "$here/bindlab_results" merge "$tmp/never.json" \
+	--case "x.y.total_ms ms lower program" --lava "$tmp/before.json"
 bad "LAVA: merge without the table" "needs the case table" "$here/bindlab_results" merge "$tmp/never.json" --lava "$lava"
 
 

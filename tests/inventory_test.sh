@@ -5,8 +5,9 @@
 # code reads one the table does not list: an environment variable (C
 # getenv("...") and "BINDLAB_*"/"KSFT_*" literals, shell ${BINDLAB_*},
 # $BINDLAB_*, ${KSFT_*} and ${NAME:-default} reads, make's $(BINDLAB_*)
-# and ?=, python's os.environ), a long option of a program (C longopts
-# and "--name" literals, shell "--name)" case patterns) or a subcommand
+# and ?= but not the variables a makefile sets itself, python's
+# os.environ), a long option of a program (C longopts and "--name"
+# literals, shell "--name)" case patterns) or a subcommand
 # (bindlab_results, run.sh); and when a row is malformed. Sources are the
 # files git tracks, so a file being written by hand is seen once added.
 set -u
@@ -63,9 +64,15 @@ env_reads() {
 			grep -oE '[A-Z][A-Z0-9_]+' | sed "s|\$| $f|"
 	done
 	for f in $(sources make); do
+		# A variable the makefile only ever sets (NAME := or NAME =;
+		# never ?=, which reads the environment, or +=) is make's own,
+		# no input.
+		grep -oE '^[A-Z][A-Z0-9_]* *\?=' "$f" | grep -oE '^[A-Z][A-Z0-9_]*' >"$tmp/make.env"
+		grep -oE '^[A-Z][A-Z0-9_]* *:{0,2}=' "$f" | grep -oE '^[A-Z][A-Z0-9_]*' |
+			grep -vxF -f "$tmp/make.env" >"$tmp/make.own"
 		grep -v '^[[:space:]]*#' "$f" |
 			grep -oE '\$\((BINDLAB|KSFT)_[A-Z0-9_]+\)|^[A-Z][A-Z0-9_]* *\?=' |
-			grep -oE '[A-Z][A-Z0-9_]+' | sed "s|\$| $f|"
+			grep -oE '[A-Z][A-Z0-9_]+' | grep -vxF -f "$tmp/make.own" | sed "s|\$| $f|"
 	done
 	for f in $(sources py); do
 		grep -oE 'environ(\.get)?[[(]"[A-Z0-9_]+"|getenv\("[A-Z0-9_]+"' "$f" |

@@ -55,9 +55,13 @@ def json_cases(fix, base, rng, required):
     with open(base, encoding="utf-8") as f:
         doc = json.load(f)
     raw = json.dumps(doc).encode()
+    # A key of the first object given twice (its first "{" in raw): the
+    # document's own, so that this is a duplicate and not an extra key.
+    first = next(iter(doc if isinstance(doc, dict) else doc[0]))
+    dup_key = raw.replace(b"{", b"{" + json.dumps(first).encode() + b": \"x\", ", 1)
     out = [(b"", False, "empty-file"), (b"{", False, "truncated"),
            (raw[:len(raw) // 2], False, "truncated"), (b"\xef\xbb\xbf" + raw, None, "bom"),
-           (raw.replace(b"{", b"{\"schema\": \"x\", ", 1), False, "duplicate-key"),
+           (dup_key, False, "duplicate-key"),
            (b"[" * 100000 + b"]" * 100000, False, "deep-nesting"),
            (raw + b"\x00", None, "nul"), (b"null", False, "wrong-type"),
            (json.dumps([doc]).encode(), False, "wrong-type")]
@@ -87,7 +91,8 @@ def json_cases(fix, base, rng, required):
 def ktap_cases(fix, rng):
     """KTAP: a plan met only by distinct ok results is a pass."""
     good = b"TAP version 13\n1..3\nok 1 a.b.c\nok 2 a.b.d\nok 3 a.b.e\n"
-    long_tail = b"# " + b"x" * 1030 + b"ok 3 a.b.e\n"
+    # A line over BL_KTAP_LINE_MAX (4096) is refused, never split.
+    long_tail = b"# " + b"x" * 5000 + b"ok 3 a.b.e\n"
     out = [(good, True, "valid"),
            (b"TAP version 13\n1..3\nok 1 a.b.c\nok 1 a.b.c\nok 1 a.b.c\n", False, "duplicate"),
            (b"TAP version 13\n1..3\nok 1 a.b.c\nok 2 a.b.d\n" + long_tail, False, "over-long"),
@@ -97,7 +102,8 @@ def ktap_cases(fix, rng):
            (good.replace(b"ok 2", b"not ok 2"), False, "failure"),
            (good.replace(b"1..3", b"1..99999999999999999999"), False, "huge"),
            (good.replace(b"1..3", b"1..-3"), False, "negative"),
-           (good + b"\x00\x01\x1b[2J", None, "control"),
+           # A NUL byte, an unended last line: refused (README "KTAP").
+           (good + b"\x00\x01\x1b[2J", False, "control"),
            (good.replace(b"\n", b"\r\n"), None, "crlf"),
            (good.replace(b"a.b.d", b"a.b.d\x1b[2J"), None, "control")]
     return [Case(_write(fix, d, ".ktap"), v is not False, t) for d, v, t in out]
