@@ -29,6 +29,7 @@ static FILE *upstream_open(char *path, size_t len)
 	const char *home = getenv("HOME") ? getenv("HOME") : "/root";
 	const char *env = getenv("BINDLAB_BIND_WILDCARD");
 	const char *cache = getenv("BINDLAB_CACHE");
+	struct bl_why why = { "" };
 	char base[256];
 	FILE *f;
 	int i;
@@ -49,7 +50,8 @@ static FILE *upstream_open(char *path, size_t len)
 		else
 			snprintf(path, len, "%s/%s/%s", base,
 				 i == 1 ? "linux-6.12" : "ksft", UPSTREAM);
-		f = fopen(path, "r");
+		/* Regular and small: a FIFO or a device must not block us. */
+		f = bl_open_regular(path, 1L << 17, &why);
 		/* A file the user named is that file or nothing. */
 		if (f || i == 0)
 			return f;
