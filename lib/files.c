@@ -74,7 +74,8 @@ static int owned(const char *path, const struct stat *st, struct bl_why *why)
 {
 	if (st->st_uid == geteuid())
 		return 0;
-	return bl_why_set(why, EPERM, "%s belongs to uid %u, not to this run (uid %u): not replaced",
+	return bl_why_set(why, EPERM,
+			  "%s belongs to uid %u, not to this run (uid %u): not replaced",
 			  bl_printable(path), (unsigned int)st->st_uid,
 			  (unsigned int)geteuid());
 }
@@ -171,7 +172,8 @@ static int out_dir(const char *path, struct bl_why *why)
 		;
 	closedir(d);
 	if (e)
-		return bl_why_set(why, ENOTEMPTY, "%s is not empty: output directories are new or empty",
+		return bl_why_set(why, ENOTEMPTY,
+				  "%s is not empty: output directories are new or empty",
 				  bl_printable(path));
 	return 0;
 }
@@ -201,7 +203,8 @@ static int not_an_input(const char *path, char *const *inputs, int ninputs,
 		eq = strchr(inputs[i], '=');
 		if ((!stat(inputs[i], &in) && same_file(&in, &out)) ||
 		    (eq && !stat(eq + 1, &in) && same_file(&in, &out)))
-			return bl_why_set(why, EINVAL, "output %s is a file this run reads: refused before any work",
+			return bl_why_set(why, EINVAL,
+					  "output %s is a file this run reads: refused before any work",
 					  bl_printable(path));
 	}
 	return 0;
