@@ -128,7 +128,6 @@ static json_t *missing_entry(char *arg)
 	return test_entry("benchmark", arg, eq + 1, colon + 1);
 }
 
-static json_t *find_case(json_t *cases, const char *id);
 
 /*
  * A copy of a run is no second run: identical results (same samples,
@@ -158,7 +157,7 @@ static void add_cases(json_t *cases, json_t *more)
 	char why[160];
 
 	json_array_foreach(more, i, c) {
-		have = find_case(cases, bl_json_str(c, "case"));
+		have = bl_case_find(cases, bl_json_str(c, "case"));
 		if (!have) {
 			json_array_append_new(cases, json_deep_copy(c));
 			continue;
@@ -576,17 +575,6 @@ static double percent_arg(const char *what, const char *arg)
 	return v;
 }
 
-static json_t *find_case(json_t *cases, const char *id)
-{
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(cases, i, c)
-		if (!strcmp(bl_json_str(c, "case"), id))
-			return c;
-	return NULL;
-}
-
 static void print_row(const struct bl_cmp_row *r)
 {
 	char n[32];
@@ -656,7 +644,7 @@ static size_t runs_of(const struct side *s, const char *id, json_t **runs)
 	json_t *c;
 
 	for (i = 0; i < s->n; i++) {
-		c = find_case(s->cases[i], id);
+		c = bl_case_find(s->cases[i], id);
 		if (c)
 			runs[n++] = c;
 	}

@@ -290,17 +290,6 @@ static json_t *lava_result(const struct bl_case_decl *d, json_t *head,
 	return c;
 }
 
-static json_t *case_of(json_t *cases, const char *name)
-{
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(cases, i, c)
-		if (!strcmp(bl_json_str(c, "case"), name))
-			return c;
-	return NULL;
-}
-
 /* One table case: a result, a listed skip or failure, or refused. */
 static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 		       json_t *cases, json_t *tests, struct bl_why *why)
@@ -312,7 +301,7 @@ static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 		return 0;	/* not run in this LAVA job */
 	if (!lc->head)
 		return refuse(why, "%s: samples without the headline case", d->name);
-	if (case_of(cases, d->name) || test_of(tests, "benchmark", d->name))
+	if (bl_case_find(cases, d->name) || test_of(tests, "benchmark", d->name))
 		return refuse(why, "%s twice (in two imports, or an import and a result)",
 			      d->name);
 	if (!strcmp(bl_json_str(lc->head, "result"), "skip")) {

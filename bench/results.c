@@ -33,13 +33,17 @@ static const char * const env_sysctls[] = {
 static json_t *first_line_after(const char *path, const char *key)
 {
 	char line[512], *colon, *nl;
+	bool at_start = true, starts;
 	json_t *val = NULL;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return json_null();
+	/* A kernel file: a long line (cpuinfo's flags) is skipped, not split. */
 	while (!val && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, strlen(key)))
+		starts = at_start;
+		at_start = strchr(line, '\n') != NULL;
+		if (!starts || !at_start || strncmp(line, key, strlen(key)))
 			continue;
 		colon = strchr(line, ':');
 		if (!colon)

@@ -31,6 +31,18 @@ static inline const char *bl_json_str(json_t *o, const char *key)
 	return s ? s : "";
 }
 
+/* The case named id in a run's cases[], or NULL. */
+static inline json_t *bl_case_find(json_t *cases, const char *id)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cases, i, c)
+		if (!strcmp(bl_json_str(c, "case"), id))
+			return c;
+	return NULL;
+}
+
 /* The metric name a case name ends with (FIXTURE.VARIANT.MEASURE). */
 static inline const char *bl_case_measure(const char *name)
 {
