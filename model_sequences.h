@@ -261,19 +261,20 @@ static long env_drop_parse(const char *s, char *bad, size_t len)
 {
 	char *copy = strdup(s), *save, *w;
 	long drop = 0;
-	int r;
+	int r, words = 0;
 
 	if (!copy)
 		return -1;
 	for (w = strtok_r(copy, ", ", &save); w && drop >= 0;
-	     w = strtok_r(NULL, ", ", &save)) {
+	     w = strtok_r(NULL, ", ", &save), words++) {
 		r = bm_rule_parse(w);
 		if (r < 0)
 			snprintf(bad, len, "%s", w);
 		drop = r < 0 ? -1 : drop | 1L << r;
 	}
 	free(copy);
-	return drop;
+	/* Blanks or commas alone name no rule either. */
+	return words ? drop : -1;
 }
 
 static unsigned int env_drop(void)

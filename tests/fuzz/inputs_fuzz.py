@@ -13,6 +13,10 @@ format; signal rows are sent their signals at random times.
 
 usage: inputs_fuzz.py REPO TMP SEED BUDGET_SECONDS; TAP on stdout.
 """
+import sys
+# The repository must stay as it was: no __pycache__ of values or content.
+sys.dont_write_bytecode = True
+
 import concurrent.futures
 import itertools
 import os
@@ -23,7 +27,6 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import time
 
 import values
@@ -39,6 +42,12 @@ TIMEOUT = {"check": 5, "real": 20, "lab": 5, "content": 10}
 SAMPLE = {"check": 12, "real": 8, "lab": 5, "content": 14}
 # Every run in a network namespace of its own: the host's is never seen.
 ISOLATE = [b"unshare", b"-n", b"--"]
+
+
+def default_signals():
+    """Every signal the rows send back to its default disposition."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 class Row:
@@ -399,8 +408,11 @@ def fuzz_signal(row, rng, counter):
     for sig, delay in sigs:
         mark = "%d.%d" % (SEED, next(counter))
         env = base_env(row, mark)
+        # As from a terminal: a non-interactive shell's background job
+        # (CI's) would hand down SIGINT ignored.
         p = subprocess.Popen(argv, env=env, cwd=FIX + "/work-signal", stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             preexec_fn=default_signals)
         time.sleep(delay)
         p.send_signal(getattr(signal, "SIG" + sig))
         try:
