@@ -36,6 +36,8 @@ set -uo pipefail
 KDIR=$(cd "$(dirname "$0")/../kernel" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../kernel/lib.sh
 . "$KDIR/lib.sh"
+# A signal ends both lanes, the one in the background too.
+bl_trap_signals
 
 sockets=${BINDLAB_LAB_SOCKETS:-8000}
 rounds=${BINDLAB_LAB_ROUNDS:-4}
