@@ -119,17 +119,19 @@ bl_want_uint()
 # have no terminal, and ten quiet minutes look like a hang.
 BINDLAB_PROGRESS=${BINDLAB_PROGRESS:-30}
 
-# bl_wait_progress PID WHAT FUNC: wait for the background job PID, logging
-# "WHAT: <FUNC's output>, N s" every BINDLAB_PROGRESS seconds; returns the
-# job's exit status. A poll, not a ticker process: nothing of ours outlives
-# the caller if it is killed.
+# bl_wait_progress PID WHAT FUNC [TICK]: wait for the background job PID,
+# logging "WHAT: <FUNC's output>, N s" every BINDLAB_PROGRESS seconds, and
+# calling TICK (seconds since the start as its argument) every half second
+# when given; returns the job's exit status. A poll, not a ticker process:
+# nothing of ours outlives the caller if it is killed.
 bl_wait_progress()
 {
-	local pid=$1 what=$2 fn=$3 start=$SECONDS next
+	local pid=$1 what=$2 fn=$3 tick=${4:-} start=$SECONDS next
 
 	next=$((SECONDS + BINDLAB_PROGRESS))
 	while kill -0 "$pid" 2> /dev/null; do
 		sleep 0.5
+		[ -z "$tick" ] || "$tick" $((SECONDS - start))
 		if [ "$SECONDS" -ge "$next" ]; then
 			bl_log "$what: $("$fn"), $((SECONDS - start)) s"
 			next=$((SECONDS + BINDLAB_PROGRESS))

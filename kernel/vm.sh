@@ -214,32 +214,30 @@ run_qemu()
 	return "$rc"
 }
 
-# wait_qemu CONSOLE: bl_wait_progress's loop, plus a boot deadline: a
-# guest that has not started the command boot_timeout seconds after qemu
-# did is hung in boot; qemu is stopped (timeout passes TERM on), status 124.
+# boot_tick SECONDS: the boot deadline, checked while qemu runs: a guest
+# that has not started the command boot_timeout seconds after qemu did is
+# hung in boot; qemu is stopped (timeout passes TERM on), status 124.
+# shellcheck disable=SC2317 # called through bl_wait_progress
+boot_tick()
+{
+	if [ "$booted" = 0 ] && payload_started "$console"; then
+		booted=1
+	fi
+	if [ "$booted" = 0 ] && [ "$1" -ge "$boot_timeout" ]; then
+		bl_log "no command start after ${boot_timeout}s: the boot hangs, qemu stopped"
+		boot_hung=1
+		booted=-1
+		kill -TERM "$qemu_pid" 2> /dev/null
+	fi
+}
+
+# wait_qemu CONSOLE: wait for qemu with progress lines and boot_tick.
 wait_qemu()
 {
-	local start=$SECONDS next=$((SECONDS + BINDLAB_PROGRESS))
-
 	booted=0
 	boot_hung=0
-	while kill -0 "$qemu_pid" 2> /dev/null; do
-		sleep 0.5
-		if [ "$booted" = 0 ] && payload_started "$1"; then
-			booted=1
-		fi
-		if [ "$booted" = 0 ] && [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
-			bl_log "no command start after ${boot_timeout}s: the boot hangs, qemu stopped"
-			boot_hung=1
-			booted=-1
-			kill -TERM "$qemu_pid" 2> /dev/null
-		fi
-		if [ "$SECONDS" -ge "$next" ]; then
-			bl_log "vm $(basename "$vm_dir"): $(vm_state), $((SECONDS - start)) s"
-			next=$((SECONDS + BINDLAB_PROGRESS))
-		fi
-	done
-	wait "$qemu_pid"
+	console=$1
+	bl_wait_progress "$qemu_pid" "vm $(basename "$vm_dir")" vm_state boot_tick
 }
 
 # payload_started CONSOLE: the init's start line (kernel/initramfs/init),
