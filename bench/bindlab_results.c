@@ -1039,8 +1039,19 @@ static int cmd_ktap(int argc, char **argv)
 	return bad ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{ "merge", cmd_merge }, { "summary", cmd_summary },
+	{ "compare", cmd_compare }, { "curve", cmd_curve },
+	{ "samples", cmd_samples }, { "ktap", cmd_ktap },
+};
+
 int main(int argc, char **argv)
 {
+	size_t i;
+
 	prog = basename(argv[0]);
 	bl_stdio_guard();
 	/* Exit 1 is a verdict here: an output not delivered is none. */
@@ -1051,17 +1062,8 @@ int main(int argc, char **argv)
 		print_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "merge"))
-		return cmd_merge(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "summary"))
-		return cmd_summary(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "compare"))
-		return cmd_compare(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "curve"))
-		return cmd_curve(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "samples"))
-		return cmd_samples(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ktap"))
-		return cmd_ktap(argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
 	die_usage("unknown subcommand '%s'", bl_printable(argv[1]));
 }

@@ -67,11 +67,13 @@ static json_t *file_string(const char *path)
 
 	if (!f)
 		return json_null();
+	/* One line, whole: a longer one is not cut into a wrong value. */
 	if (fgets(buf, sizeof(buf), f)) {
 		nl = strchr(buf, '\n');
 		if (nl)
 			*nl = '\0';
-		val = json_string(buf);
+		if (nl || feof(f))
+			val = json_string(buf);
 	}
 	fclose(f);
 	return val ? val : json_null();
