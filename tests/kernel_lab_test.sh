@@ -180,10 +180,37 @@ build()
 		exit 1
 	fi
 }
+# The proposed fixes of kernel/bugs/ on top of "fixed", as a commit of the
+# lab repository (tag "bugfix") made from a scratch index, never a
+# checkout: its build in the lab's build directory is incremental (the
+# file they touch), and its image is cached under its source state like
+# the others. The same patches give the same tree, hence the same image.
+bugs_patches=("$KDIR"/bugs/*/0001-*.patch)
+bugfix_commit()
+{
+	local index=$TMPDIR/bugfix-index tree c
+
+	tree=$(GIT_INDEX_FILE=$index git -C "$repo" read-tree fixed &&
+	       GIT_INDEX_FILE=$index git -C "$repo" apply --cached "${bugs_patches[@]}" &&
+	       GIT_INDEX_FILE=$index git -C "$repo" write-tree)
+	rm -f "$index"
+	c=$(GIT_AUTHOR_NAME=bindlab GIT_AUTHOR_EMAIL=bindlab@localhost \
+	    GIT_COMMITTER_NAME=bindlab GIT_COMMITTER_EMAIL=bindlab@localhost \
+	    GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z \
+	    git -C "$repo" commit-tree "${tree:-none}" -p fixed \
+	    -m "lab bugfix: fixed with the proposed patches of kernel/bugs") &&
+	git -C "$repo" tag -f bugfix "$c" > /dev/null && return
+	not_ok lab.bugfix_commit "${bugs_patches[*]##*/} do not apply to fixed" "stderr above"
+	echo "1..$ntest"
+	exit 1
+}
 build stock stock
 stock=$img
 build fixed fixed
 fixed=$img
+bugfix_commit
+build bugfix bugfix
+bugfix=$img
 # Its own O= (build.sh makes it $build-debug): the plain one stays warm.
 if [ "$debug" = 1 ]; then
 	build fixed_debug fixed --debug
@@ -201,6 +228,60 @@ else
 	echo "1..$ntest"
 	exit 1
 fi
+
+# The reproducers of kernel/bugs/ and the upstream selftests their 0002
+# patches add to, static (the initramfs has no libc), in a copy of the
+# collection at /kselftest/bugs/: the stock kernel's bind_bhash_test boot
+# and the bugfix boot run them after the programs.
+bugs=$(find "$KDIR/bugs" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | paste -sd ' ')
+bug_coll=$lab/bugfix-collection
+gcc_log=$lab/bugfix-gcc.log
+rm -rf "$bug_coll"
+cp -a "$collection" "$bug_coll"
+mkdir -p "$bug_coll/bugs"
+: > "$gcc_log"
+static()
+{
+	gcc -static -O2 -Wall -Werror -o "$@" >> "$gcc_log" 2>&1
+}
+for b in $bugs; do
+	check "repro.$b.static" "gcc -static kernel/bugs/$b/repro.c" "$gcc_log" \
+		static "$bug_coll/bugs/$b" "$KDIR/bugs/$b/repro.c"
+done
+
+# selftests_static: the 0002 patches on the bugfix commit's selftests (a
+# scratch copy of the files they touch and the harness), each C file they
+# touch built into $bug_coll/bugs; prints the programs' names.
+selftests_static()
+{
+	local st=$TMPDIR/selftests f files=() p
+
+	rm -rf "$st"
+	mkdir -p "$st"
+	while read -r f; do
+		git -C "$repo" cat-file -e "bugfix:$f" 2> /dev/null && files+=("$f")
+	done < <(printf '%s\n' tools/testing/selftests/kselftest.h tools/testing/selftests/kselftest_harness.h;
+		 sed -n 's|^+++ b/||p' "$KDIR"/bugs/*/0002-*.patch | sort -u)
+	git -C "$repo" archive bugfix "${files[@]}" | tar -x -C "$st" || return
+	for p in "$KDIR"/bugs/*/0002-*.patch; do
+		patch -d "$st" -p1 -s --batch < "$p" >> "$gcc_log" 2>&1 || return
+	done
+	while read -r f; do
+		p=$(basename "$f" .c)
+		static "$bug_coll/bugs/$p" "$st/$f" || return
+		echo "$p"
+	done < <(sed -n 's|^+++ b/\(.*\.c\)$|\1|p' "$KDIR"/bugs/*/0002-*.patch | sort -u)
+	rm -rf "$st"
+}
+if selftests=$(selftests_static | paste -sd ' ') && [ -n "$selftests" ]; then
+	ok selftests.static "kernel/bugs/*/0002-*.patch: $selftests"
+else
+	not_ok selftests.static "kernel/bugs/*/0002-*.patch did not build" "$gcc_log"
+fi
+rm -rf "$TMPDIR/selftests"
+# Each one's output and exit status in the guest's /results.
+# shellcheck disable=SC2016 # expanded by the guest's shell
+repros='for p in /kselftest/bugs/*; do n=${p##*/}; $p > repro-$n.out 2>&1; echo $? > repro-$n.rc; done'
 
 # Without the programs there is nothing to test: an error, not an empty pass.
 step "vm.sh without programs"
@@ -223,6 +304,7 @@ tw_fixed=$lab/tw-fixed
 model_fixed=$lab/model-fixed
 timeout_dir=$lab/timeout
 debug_dir=$lab/debug-fixed
+bugfix_dir=$lab/bugfix
 nov6=$lab/noipv6
 caps_dir=$lab/caps
 killimg=$lab/kill-bzImage
@@ -297,10 +379,21 @@ run_debug()
 		-c 'KSFT_MACHINE_SLOW=yes run_kselftest.sh -c net/bindlab'
 }
 
+# The whole collection on fixed plus the proposed fixes of kernel/bugs/,
+# as a fleet runs it (bind_model_test at its full depth), then the
+# reproducers; the runner's status is the VM's.
+run_bugfix()
+{
+	step "boot fixed+bugfixes, run_kselftest.sh -c net/bindlab, then the reproducers"
+	vm_job "$bugfix_dir" "$bugfix" --collection "$bug_coll" -T 1800 \
+		-c "run_kselftest.sh -c net/bindlab; s=\$?; $repros; (exit \$s)"
+}
+
 lane_a()
 {
 	run_ab
 	run_bisect
+	run_bugfix
 	[ "$debug" != 1 ] || run_debug
 }
 
@@ -342,8 +435,9 @@ one()
 
 lane_b()
 {
-	step "boot stock, bind_bhash_test first"
-	vm_job "$lab/bhash-stock" "$stock" -T 1800 -c "$(one bind_bhash_test)"
+	step "boot stock, bind_bhash_test first, then the reproducers"
+	vm_job "$lab/bhash-stock" "$stock" --collection "$bug_coll" -T 1800 \
+		-c "$(one bind_bhash_test); s=\$?; $repros; (exit \$s)"
 	step "boot fixed, bind_bhash_test first"
 	vm_job "$lab/bhash-fixed" "$fixed" -T 1800 -c "$(one bind_bhash_test)"
 	# On a virtual clock (vm.sh --icount) the program starts at the same
@@ -671,6 +765,118 @@ why=$(cat "$lab/bisect.why" 2> /dev/null)
 check bisect.names_culprit \
 	"names ${found:-nothing} ($(git -C "$repo" log -1 --format=%s "${found:-HEAD}" 2> /dev/null)), expected ${culprit:0:12}, ${why:-not run}" \
 	"$bisect_log" [ "${found:-none}" = "$culprit" ]
+
+# --- 11b. the proposed fixes of kernel/bugs/: fixed plus them ---------------
+# prog_verdicts LOG: "PROG/CASE RESULT" per case of run_kselftest.sh's
+# output, RESULT ok, not_ok, ok#SKIP, ok#XFAIL or ok#XPASS.
+prog_verdicts()
+{
+	awk '/^# selftests: / { prog = $NF; next }
+	     /^# (not )?ok [0-9]+ / {
+		l = substr($0, 3)
+		r = "ok"
+		if (l ~ /^not /) { r = "not_ok"; l = substr(l, 5) }
+		split(l, f, " ")
+		if (match(l, / # (SKIP|XFAIL|XPASS)/))
+			r = r "#" substr(l, RSTART + 3, RLENGTH - 3)
+		print prog "/" f[3], r
+	     }' "$@" 2> /dev/null
+}
+
+# known_bugs LOG: "BUG STATE REPORT" per known_bug.BUG.kernel result.
+known_bugs()
+{
+	awk -v root="$BL_REPO_DIR" -f "$BL_REPO_DIR/tests/known_bugs.awk" "$1" 2> /dev/null
+}
+
+# bugs_as STATE LOG: each bug of kernel/bugs/ in STATE with its report in
+# LOG's known_bug tests; prints what LOG says of each.
+bugs_as()
+{
+	local state=$1 log=$2 b line bad=0 said=
+
+	for b in $bugs; do
+		line=$(known_bugs "$log" | awk -v b="$b" '$1 == b' | head -n 1)
+		said+="${said:+; }${line:-$b: no known_bug test result}"
+		[ "$line" = "$b $state kernel/bugs/$b/report.md" ] || bad=1
+	done
+	echo "$said"
+	return "$bad"
+}
+
+bf_log=$bugfix_dir/output.log
+bf_progs=
+bf_bad=
+for p in $BL_KSELFTESTS; do
+	r=$(runner_result "$bf_log" "$p")
+	bf_progs+=" $p:${r:-none}"
+	[ "$r" = ok ] || bf_bad+=" $p"
+done
+bf_cases=$(plans_met "$bf_log")
+check bugfix.collection_ran "${bf_progs# }, cases/plan $bf_cases, vm ${vm_status:-$(cat "$bugfix_dir/vm_status" 2> /dev/null)}, $(elapsed "$bugfix_dir") s" \
+	"$bf_log" test -n "$BL_KSELFTESTS" -a -z "$bf_bad" -a "${bf_cases%/*}" = "${bf_cases#*/}"
+
+# bind_model_test at full depth: no disagreement at all, so no XFAIL; the
+# known_bug.BUG.kernel tests XPASS, which the harness counts as a pass
+# (program exit 0, the runner's "ok"), so they are named here instead.
+mv=$(prog_verdicts "$bf_log" | grep '^bind_model_test/')
+mv_n=$(grep -c . <<< "$mv")
+mv_xfail=$(grep -c '#XFAIL$' <<< "$mv")
+mv_fail=$(grep -c ' not_ok' <<< "$mv")
+mv_xpass=$(sed -n 's|^bind_model_test/\(.*\) ok#XPASS$|\1|p' <<< "$mv" | sort | paste -sd ' ')
+want_xpass=$(for b in $bugs; do echo "known_bug.$b.kernel"; done | sort | paste -sd ' ')
+read -r dis_n dis_seqs dis_sum <<< "$(sed -n 's/.* \([0-9]*\) sequences, [0-9]* checks, \([0-9]*\) distinct disagreements.*/\1 \2/p' "$bf_log" 2> /dev/null |
+	awk '{ n++; q += $1; d += $2 } END { print n + 0, q + 0, d + 0 }')"
+check bugfix.model_no_xfail "bind_model_test: $mv_n cases, $mv_xfail XFAIL, $mv_fail fail, XPASS: ${mv_xpass:-none}; $dis_n judge reports over $dis_seqs sequences, $dis_sum distinct disagreements" \
+	"$bf_log" test "$mv_n" -gt 0 -a "$mv_xfail" = 0 -a "$mv_fail" = 0 -a "$dis_n" -gt 0 -a "$dis_sum" = 0 \
+	-a "$mv_xpass" = "$want_xpass"
+said=$(bugs_as fixed "$bf_log")
+check bugfix.known_bugs_reported_fixed "$said; runner: $(runner_result "$bf_log" bind_model_test)" \
+	"$bf_log" bugs_as fixed "$bf_log"
+# On fixed (which has both bugs) the same tests name each bug's report.
+said=$(bugs_as has "$model_fixed/output.log")
+check known_bugs.named_on_fixed "$said" "$model_fixed/output.log" bugs_as has "$model_fixed/output.log"
+
+# Every other case as on fixed: the fixed kernel's single-program boots
+# are the reference, case by case, directives included.
+as_fixed=$(LC_ALL=C join -a 1 -a 2 -e missing -o 0,1.2,2.2 \
+	<(prog_verdicts "$bf_log" | grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) \
+	<(prog_verdicts "$lab/bhash-fixed/output.log" "$tw_fixed/output.log" "$model_fixed/output.log" |
+	  grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) | awk '$2 != $3')
+n_same=$(prog_verdicts "$bf_log" | grep -vc '/known_bug\.[a-z0-9_]*\.kernel ')
+check bugfix.collection_as_fixed "$n_same cases compared${as_fixed:+, differ (case bugfix fixed): $(head -n 3 <<< "$as_fixed" | paste -sd ';')}" \
+	"$bf_log $lab/bhash-fixed/output.log" test "$n_same" -gt 0 -a -z "$as_fixed"
+
+# Each reproducer: the bug on stock 6.12 (exit 1), not with the fixes (0).
+for b in $bugs; do
+	for k in stock:bhash-stock:1:present bugfix:bugfix:0:absent; do
+		IFS=: read -r kname kdir krc kword <<< "$k"
+		out=$lab/$kdir/repro-$b.out
+		rc=$(cat "$lab/$kdir/repro-$b.rc" 2> /dev/null)
+		check "repro.$b.$kname" "exit ${rc:-none}: $(grep -m 1 '^bug ' "$out" 2> /dev/null || echo 'no verdict line')" \
+			"$out" test "${rc:-none}" = "$krc" -a "$(grep -c "^bug $kword" "$out" 2> /dev/null)" = 1
+	done
+done
+# Each selftest the 0002 patches touch: a case fails on stock 6.12, none
+# with the fixes (the program's own plan met).
+for t in $selftests; do
+	for k in stock:bhash-stock:1 bugfix:bugfix:0; do
+		IFS=: read -r kname kdir krc <<< "$k"
+		out=$lab/$kdir/repro-$t.out
+		rc=$(cat "$lab/$kdir/repro-$t.rc" 2> /dev/null)
+		nf=$(grep -c '^not ok' "$out" 2> /dev/null)
+		tot=$(grep -m 1 '^# Totals:' "$out" 2> /dev/null)
+		first=$(grep -m 1 '^not ok' "$out" 2> /dev/null)
+		good=0
+		if [ "$krc" = 1 ]; then
+			[ "${nf:-0}" -gt 0 ] && good=1
+		else
+			[ "${nf:-1}" = 0 ] && good=1
+		fi
+		check "selftest.$t.$kname" "exit ${rc:-none}, ${tot:-no totals}${first:+, $first}" "$out" \
+			test "${rc:-none}" = "$krc" -a -n "$tot" -a "$good" = 1
+	done
+done
 
 # --- 12. nothing left behind: temporary files, staged initramfs trees ------
 left=$( { find "$TMPDIR" -mindepth 1 -maxdepth 1

@@ -123,6 +123,29 @@ kernel_report() {
 	done < <(cut -f 1 "$logs/kselftest.verdicts" | sort -u)
 }
 
+# The known kernel bugs bind_model_test showed on the host (its
+# known_bug.BUG.kernel tests, read by tests/known_bugs.awk): each named
+# with the report its test names, kernel/bugs/BUG/report.md. The harness
+# counts an XFAIL and an XPASS (a kernel that fixed the bug) as passed,
+# so this is where either is said; a test that names no such report, or
+# a missing one, fails the run.
+known_bug_report() {
+	local bug state report
+
+	while read -r bug state report; do
+		[ "$state" = has ] || [ "$state" = fixed ] || continue
+		if [ "$report" = none ]; then
+			fail=$((fail + 1))
+			failed_parts="$failed_parts kselftest"
+			echo "not ok kernel known bug $bug: its test names no report at kernel/bugs/$bug/report.md"
+		elif [ "$state" = has ]; then
+			echo "kernel $(uname -r): KNOWN BUG $bug (known_bug.$bug.kernel XFAIL): $report"
+		else
+			echo "kernel $(uname -r): FIXED known bug $bug (known_bug.$bug.kernel XPASS, counted as passed): $report"
+		fi
+	done < <(awk -v root="$here" -f "$here/tests/known_bugs.awk" "$logs/kselftest.log" 2>/dev/null)
+}
+
 echo "check: logs in $logs"
 run_part unit "$here/tests/lib_test"
 run_part layout "$here/tests/layout_test.sh"
@@ -157,6 +180,7 @@ run_part series "$here/tests/series_test.sh"
 
 echo
 kernel_report
+known_bug_report
 [ "$xfail" -gt 0 ] && echo "xfail: $xfail declared known regressions (counted as passed)"
 [ -n "$failed_parts" ] && echo "failed components:$(tr ' ' '\n' <<<"$failed_parts" | sort -u | tr '\n' ' ')"
 echo "check: $((pass + xfail)) passed, $fail failed, $skip skipped"
