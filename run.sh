@@ -85,6 +85,14 @@ step() {
 	return 0
 }
 
+# need_value VALUE MESSAGE: an option's value is there (the word after
+# it, not the "--" that scripts/args.sh puts before the operands).
+need_value() {
+	case $1 in
+	"" | --) die_usage "$2" ;;
+	esac
+}
+
 # Process ownership: every child runs through own(), in the background
 # so that a signal to run.sh is handled at once, and with
 # PR_SET_PDEATHSIG (setpriv --pdeathsig) so that even SIGKILL of run.sh
@@ -287,7 +295,7 @@ cmd_main() {
 		case "$1" in
 		--full) full=1 ;;
 		--results)
-			[ -n "${2:-}" ] && [ "$2" != -- ] || die_usage "--results needs a directory"
+			need_value "${2:-}" "--results needs a directory"
 			root=$2
 			shift
 			;;
@@ -424,7 +432,7 @@ cmd_plot() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o)
-			[ -n "${2:-}" ] && [ "$2" != -- ] || die_usage "-o needs a prefix"
+			need_value "${2:-}" "-o needs a prefix"
 			prefix=$2
 			shift
 			;;
@@ -479,7 +487,7 @@ cmd_import_lava() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--names)
-			[ -n "${2:-}" ] && [ "$2" != -- ] || die_usage "--names needs FILE"
+			need_value "${2:-}" "--names needs FILE"
 			names=$2
 			shift
 			;;

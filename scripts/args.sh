@@ -54,6 +54,7 @@ bl_args() {
 		*) operands+=("$a") ;;
 		esac
 	done
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	if [ ${#tail[@]} -gt 0 ]; then
 		BL_ARGS=("${opts[@]}" "${operands[@]}" "${tail[@]}")
 	else
