@@ -234,5 +234,18 @@ while IFS=$'\t' read -r where blk kind text; do
 	*) run_one "$where" "$dir" "$text" "$what" "$a" "$b" ;;
 	esac
 done <"$tmp/commands"
+
+# What README shows ./run.sh cases printing is what it prints.
+"$here/run.sh" cases >"$tmp/cases" 2>&1
+awk '/`\.\/run\.sh cases` lists them:/ { want = 1; next }
+	want && /^    / { print substr($0, 5); next }
+	want && !/^ *$/ { exit }' README.md >"$tmp/cases.readme"
+if [ ! -s "$tmp/cases.readme" ]; then
+	tap_not_ok "README.md: the lines ./run.sh cases prints" "no block after \"\`./run.sh cases\` lists them:\""
+elif bad=$(grep -vFxf "$tmp/cases" "$tmp/cases.readme"); then
+	tap_not_ok "README.md: the lines ./run.sh cases prints" "not printed: $bad"
+else
+	tap_ok "README.md: the lines ./run.sh cases prints"
+fi
 echo "# $n commands in ${docs[*]}"
 tap_done
