@@ -289,22 +289,23 @@ verdict() {
 cmd_main() {
 	local full=0 root=$here/results dir release rc json name why
 	local inputs=() missing=() progs=() ktaps=()
-	bl_args "--results" "" "$@"
-	set -- "${BL_ARGS[@]}"
+	# Options only, no operands: nothing to reorder ("--" is refused).
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
 		--results)
-			need_value "${2:-}" "--results needs a directory"
+			[ -n "${2:-}" ] || die_usage "--results needs a directory"
 			root=$2
 			shift
 			;;
-		--) shift; break ;;
+		--results=*)
+			root=${1#--results=}
+			[ -n "$root" ] || die_usage "--results needs a directory"
+			;;
 		*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
 		esac
 		shift
 	done
-	[ $# -eq 0 ] || die_usage "unknown option '$1' (see ./run.sh --help)"
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "run.sh: SKIP: needs root for network namespaces and sysctls" >&2
 		exit 4
