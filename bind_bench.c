@@ -12,7 +12,6 @@
  *   reuseaddr same 16000: 1724.143 ms
  */
 #include <errno.h>
-#include <ctype.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -139,17 +138,12 @@ static int parse_option(void *ctx, int c, const char *arg,
 	return err;
 }
 
-/* MODE ADDRESSES N, after the options. */
+/* MODE ADDRESSES N, the operands (options may come between them). */
 static int parse_positional(struct opts *o, int argc, char **argv,
 			    struct bl_why *why)
 {
-	int i, err;
+	int err;
 
-	for (i = 0; i < argc; i++)
-		if (argv[i][0] == '-' && argv[i][1] && !isdigit(argv[i][1]))
-			return bl_why_set(why, EINVAL,
-					  "option %s after the arguments: options go first",
-					  bl_printable(argv[i]));
 	if (argc != 3)
 		return bl_why_set(why, EINVAL,
 				  "expected 3 arguments (mode, addresses, N), got %d",
@@ -194,7 +188,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
-	err = bl_getopt_each(argc, argv, "+:f:p:r:w:b:j:qh", longopts,
+	err = bl_getopt_each(argc, argv, ":f:p:r:w:b:j:qh", longopts, 0,
 			     parse_option, o, why);
 	if (err)
 		return err;

@@ -13,13 +13,15 @@ usage() {
 usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh compare [OPTIONS] BEFORE.json AFTER.json
        ./run.sh compare [OPTIONS] BEFORE.json... -- AFTER.json...
-       ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]   (options may follow the files)
+       ./run.sh plot [-o PREFIX] RUN.json [AFTER.json]
        ./run.sh test                        the project's own tests (CI)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava [--names FILE] OUT.json LAVA...   LAVA results into a run file
        ./run.sh ktap [--xfail-from-env] FILE...   judge any kselftest KTAP output
        ./run.sh kernel-build|vm|ab|bisect|lava ARGS...   kernel lab (see each --help)
        ./run.sh --help
+Options go before or after the files (GNU order); compare's "--" separates
+the sides.
 
 main job: builds, then runs every kselftest of the Makefile's list (side by
 side, each test in its own network namespace; bind_model_test at
@@ -66,6 +68,8 @@ if [ ! -r "$here/scripts/strict.sh" ] && [ "$(id -u)" -ne 0 ]; then
 fi
 # shellcheck source=scripts/strict.sh
 . "$here/scripts/strict.sh"
+# shellcheck source=scripts/args.sh
+. "$here/scripts/args.sh"
 # shellcheck source=scripts/cases.sh
 . "$here/scripts/cases.sh"
 bl_cases_load || exit 2
@@ -79,6 +83,14 @@ fi
 step() {
 	[ -t 1 ] && printf '%s[%s] %s%s\n' "$bold" "$(date +%T)" "$*" "$plain"
 	return 0
+}
+
+# need_value VALUE MESSAGE: an option's value is there (the word after
+# it, not the "--" that scripts/args.sh puts before the operands).
+need_value() {
+	case $1 in
+	"" | --) die_usage "$2" ;;
+	esac
 }
 
 # Process ownership: every child runs through own(), in the background
@@ -277,6 +289,7 @@ verdict() {
 cmd_main() {
 	local full=0 root=$here/results dir release rc json name why
 	local inputs=() missing=() progs=() ktaps=()
+	# Options only, no operands: nothing to reorder ("--" is refused).
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--full) full=1 ;;
@@ -411,25 +424,24 @@ plot() {
 	echo "$prefix.svg $prefix.png"
 }
 
-# GNU-style: options before or after the files (./run.sh plot RUN.json
-# -o out); "--" ends the options.
+# GNU order: options before or after the files (./run.sh plot RUN.json
+# -o out); "--" ends the options (scripts/args.sh).
 cmd_plot() {
-	local prefix="" files=() f
+	local prefix="" f
+	bl_args "-o" "" "$@"
+	set -- "${BL_ARGS[@]}"
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o)
-			[ -n "${2:-}" ] || die_usage "-o needs a prefix"
+			need_value "${2:-}" "-o needs a prefix"
 			prefix=$2
 			shift
 			;;
-		-o?*) prefix=${1#-o} ;;
-		--) shift; files+=("$@"); break ;;
-		-?*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
-		*) files+=("$1") ;;
+		--) shift; break ;;
+		*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
 		esac
 		shift
 	done
-	set -- "${files[@]}"
 	[ $# -eq 1 ] || [ $# -eq 2 ] || die_usage "plot needs RUN.json [AFTER.json]"
 	[ -n "$prefix" ] || prefix=${1%.json}
 	# The pictures never replace what they are drawn from.
@@ -441,36 +453,11 @@ cmd_plot() {
 	plot "$prefix" "$@"
 }
 
-# compare_argv ARG...: the arguments with the options first, as
-# bindlab_results reads them (getopt stops at the first file, so that
-# "--" keeps separating BEFORE... from AFTER...). Options may come
-# before or after the files; an unknown one goes along for
-# bindlab_results to refuse. Sets COMPARE_ARGV.
-compare_argv() {
-	local opts=() files=()
-	while [ $# -gt 0 ]; do
-		case "$1" in
-		--threshold | --min-change | --drift | --json | -t | -m | -d | -j)
-			if [ $# -ge 2 ]; then
-				opts+=("$1" "$2")
-				shift
-			else
-				opts+=("$1")
-			fi
-			;;
-		--) files+=(--) ;;
-		-?*) opts+=("$1") ;;
-		*) files+=("$1") ;;
-		esac
-		shift
-	done
-	COMPARE_ARGV=("${opts[@]}" "${files[@]}")
-}
-
+# Options before or after the files: bindlab_results compare takes them
+# in GNU's order, with "--" only between the sides.
 cmd_compare() {
-	compare_argv "$@"
 	build build
-	own "$results_tool" compare "${COMPARE_ARGV[@]}"
+	own "$results_tool" compare "$@"
 }
 
 cmd_test() {
@@ -496,13 +483,17 @@ cmd_cases() {
 # import-lava OUT LAVA.json: the format is README "LAVA".
 cmd_import_lava() {
 	local names="" out tmp f n=0 conv=() lavas=() progs=() p why
+	bl_args "--names" "" "$@"
+	set -- "${BL_ARGS[@]}"
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--names) [ -n "${2:-}" ] || die_usage "--names needs FILE"; names=$2; shift ;;
-		--names=*) names=${1#--names=}; [ -n "$names" ] || die_usage "--names needs FILE" ;;
+		--names)
+			need_value "${2:-}" "--names needs FILE"
+			names=$2
+			shift
+			;;
 		--) shift; break ;;
-		-*) die_usage "import-lava: unknown option '$1'" ;;
-		*) break ;;
+		*) die_usage "import-lava: unknown option '$1'" ;;
 		esac
 		shift
 	done

@@ -219,7 +219,7 @@ static int churn_parse(struct churn_opts *o, int argc, char **argv,
 		.time_s = CHURN_T, .rounds = 1,
 		.reuse = { 0, 1, 2 }, .nreuse = 3,
 	};
-	err = bl_getopt_each(argc, argv, "+:f:n:t:R:p:d:kr:j:qh", longopts,
+	err = bl_getopt_each(argc, argv, ":f:n:t:R:p:d:kr:j:qh", longopts, 0,
 			     churn_option, o, why);
 	if (err)
 		return err;

@@ -337,60 +337,112 @@ static void plain_result(const char *path, json_t *cases, json_t *inputs)
 struct merge_in {
 	json_t *cases, *tests, *inputs;
 	json_t *lava;		/* the --lava paths, each imported */
+	struct merge_opt {
+		int c;
+		char *arg;	/* a copy: the readers cut it at its '=' */
+	} *opts;
+	int nopts;
+	int first;		/* argv's first RESULT.json */
 };
 
-static void merge_arg(struct merge_in *in, int argc, char **argv, int *a)
+enum { MERGE_MISSING = 256, MERGE_KTAP, MERGE_CASE, MERGE_RESULT, MERGE_LAVA };
+
+/* An option, kept for when OUT has been checked and the declarations read. */
+static int merge_option(void *ctx, int c, const char *arg, struct bl_why *why)
 {
-	const char *opt = argv[*a];
+	struct merge_in *in = ctx;
+	struct merge_opt *o = &in->opts[in->nopts];
+
+	o->arg = strdup(arg);
+	if (!o->arg)
+		return bl_why_set(why, ENOMEM, "out of memory");
+	o->c = c;
+	in->nopts++;
+	return 0;
+}
+
+static void merge_arg(struct merge_in *in, const struct merge_opt *o)
+{
 	char *eq;
 	json_t *c;
 
-	if (*opt == '-' && ++*a >= argc)
-		die_usage("%s needs an argument", opt);
-	if (!strcmp(opt, "--missing")) {
-		json_array_append_new(in->tests, missing_entry(argv[*a]));
-	} else if (!strcmp(opt, "--ktap")) {
-		eq = strchr(argv[*a], '=');
+	switch (o->c) {
+	case MERGE_MISSING:
+		json_array_append_new(in->tests, missing_entry(o->arg));
+		break;
+	case MERGE_KTAP:
+		eq = strchr(o->arg, '=');
 		if (!eq)
 			die_usage("--ktap needs NAME=FILE");
 		*eq = '\0';
-		c = parse_ktap(argv[*a], eq + 1);
+		c = parse_ktap(o->arg, eq + 1);
 		json_array_extend(in->tests, c);
 		json_decref(c);
-	} else if (!strcmp(opt, "--case")) {
-		add_decl(argv[*a]);
-	} else if (!strcmp(opt, "--result")) {
+		break;
+	case MERGE_CASE:
+		add_decl(o->arg);
+		break;
+	case MERGE_RESULT:
 		json_array_append_new(in->cases,
-				      declared_result(argv[*a], in->inputs));
-	} else if (!strcmp(opt, "--lava")) {
-		if (json_array_append_new(in->lava, json_string(argv[*a])))
+				      declared_result(o->arg, in->inputs));
+		break;
+	case MERGE_LAVA:
+		if (json_array_append_new(in->lava, json_string(o->arg)))
 			die_usage("--lava: the path is not UTF-8");
-	} else if (*opt == '-') {
-		die_usage("merge: unknown option '%s'", opt);
-	} else {
-		plain_result(opt, in->cases, in->inputs);
+		break;
 	}
+}
+
+/* OUT, the options and the RESULT.json operands, in any order. */
+static const char *merge_args(struct merge_in *in, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "missing", required_argument, NULL, MERGE_MISSING },
+		{ "ktap", required_argument, NULL, MERGE_KTAP },
+		{ "case", required_argument, NULL, MERGE_CASE },
+		{ "result", required_argument, NULL, MERGE_RESULT },
+		{ "lava", required_argument, NULL, MERGE_LAVA },
+		{}
+	};
+	struct bl_why why = { "" };
+	const char *out;
+
+	in->opts = calloc(argc, sizeof(*in->opts));
+	if (!in->opts ||
+	    bl_getopt_each(argc, argv, ":", longopts, 0, merge_option, in, &why))
+		die_usage("%s", *why.msg ? why.msg : "out of memory");
+	if (optind >= argc)
+		die_usage("merge needs OUT");
+	out = argv[optind];
+	/* Every other word may name an input, the options' values too. */
+	if (bl_out_check_inputs(out, argv + 1, optind - 1, &why) ||
+	    bl_out_check_inputs(out, argv + optind + 1, argc - optind - 1, &why))
+		die_usage("%s", why.msg);
+	in->first = optind + 1;
+	return out;
 }
 
 static int cmd_merge(int argc, char **argv)
 {
-	struct merge_in in = { json_array(), json_array(), json_array(), json_array() };
+	struct merge_in in = { .cases = json_array(), .tests = json_array(),
+			       .inputs = json_array(), .lava = json_array() };
 	struct bl_why why = { "" };
 	json_t *run, *c, *env;
 	const char *out;
 	size_t i;
 	int a, err;
 
-	if (argc < 2)
-		die_usage("merge needs OUT");
-	out = argv[1];
-	if (bl_out_check_inputs(out, argv + 2, argc - 2, &why))
-		die_usage("%s", why.msg);
+	out = merge_args(&in, argc, argv);
 	/* Before anything is read: a bad declaration is exit 2, not "none". */
 	if (bl_xfail_load(NULL, &why))
 		die_usage("%s", why.msg);
-	for (a = 2; a < argc; a++)
-		merge_arg(&in, argc, argv, &a);
+	for (a = 0; a < in.nopts; a++) {
+		merge_arg(&in, &in.opts[a]);
+		free(in.opts[a].arg);
+	}
+	free(in.opts);
+	for (a = in.first; a < argc; a++)
+		plain_result(argv[a], in.cases, in.inputs);
 	json_decref(in.inputs);
 	json_array_foreach(in.lava, i, c)
 		if (bl_lava_import(json_string_value(c), decls, ndecls, in.cases,
@@ -698,32 +750,34 @@ struct cmp_run {
 	double max_load;
 };
 
-static void compare_option(struct cmp_run *r, int c, char **argv)
+static int compare_option(void *ctx, int c, const char *arg,
+			  struct bl_why *why)
 {
-	struct bl_why why = { "" };
+	struct cmp_run *r = ctx;
 
 	switch (c) {
 	case 't':
-		r->opts.threshold_pct = percent_arg("--threshold", optarg);
-		break;
+		r->opts.threshold_pct = percent_arg("--threshold", arg);
+		return 0;
 	case 'm':
-		r->opts.min_change_pct = percent_arg("--min-change", optarg);
-		break;
+		r->opts.min_change_pct = percent_arg("--min-change", arg);
+		return 0;
 	case 'd':
-		r->opts.drift_pct = percent_arg("--drift", optarg);
-		break;
+		r->opts.drift_pct = percent_arg("--drift", arg);
+		return 0;
 	case 'j':
-		if (!*optarg)
-			die_usage("empty --json file name");
-		r->json_out = optarg;
-		break;
-	default:
-		bl_getopt_error(c, argv, &why);
-		die_usage("%s", why.msg);
+		if (!*arg)
+			return bl_why_set(why, EINVAL, "empty --json file name");
+		r->json_out = arg;
+		return 0;
 	}
+	return bl_why_set(why, EINVAL, "unknown option");
 }
 
-/* Options, then BEFORE... [--] AFTER...: checked and loaded, or exit 2. */
+/*
+ * BEFORE... [--] AFTER..., options anywhere (GNU's order; "--" only
+ * separates the sides): checked and loaded, or exit 2.
+ */
 static void compare_args(struct cmp_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -736,10 +790,9 @@ static void compare_args(struct cmp_run *r, int argc, char **argv)
 	struct bl_why why = { "" };
 	int c, sep = -1, first_after;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:m:d:j:", longopts, NULL)) != -1)
-		compare_option(r, c, argv);
+	if (bl_getopt_each(argc, argv, ":t:m:d:j:", longopts, BL_GETOPT_SIDES,
+			   compare_option, r, &why))
+		die_usage("%s", why.msg);
 	for (c = optind; c < argc; c++)
 		if (!strcmp(argv[c], "--")) {
 			if (sep >= 0)
@@ -995,27 +1048,44 @@ static bool ktap_report(const char *path, const struct bl_ktap *k)
  * printed; exit 0 when every plan holds and nothing failed (xfail is no
  * failure), 1 otherwise, 2 when a file or a declaration is unreadable.
  */
+struct ktap_opts {
+	const char *release;
+	bool xfail;
+};
+
+static int ktap_option(void *ctx, int c, const char *arg, struct bl_why *why)
+{
+	struct ktap_opts *o = ctx;
+
+	if (c == 'x') {
+		o->xfail = true;
+		return 0;
+	}
+	if (!*arg)
+		return bl_why_set(why, EINVAL, "ktap: --release needs a RELEASE");
+	o->release = arg;
+	return 0;
+}
+
 static int cmd_ktap(int argc, char **argv)
 {
-	const char *release = NULL;
+	static const struct option longopts[] = {
+		{ "xfail-from-env", no_argument, NULL, 'x' },
+		{ "release", required_argument, NULL, 'r' },
+		{}
+	};
+	struct ktap_opts o = {};
 	struct bl_why why = { "" };
+	const char *release;
 	struct bl_ktap *k;
-	bool xfail = false, bad = false;
-	int a = 1, i;
+	bool xfail, bad = false;
+	int a, i;
 
-	for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
-		if (!strcmp(argv[a], "--")) {
-			a++;
-			break;
-		}
-		if (!strcmp(argv[a], "--xfail-from-env"))
-			xfail = true;
-		else if (!strcmp(argv[a], "--release") && a + 1 < argc && *argv[a + 1])
-			release = argv[++a];
-		else
-			die_usage("ktap: unknown option or missing argument '%s'",
-				  bl_printable(argv[a]));
-	}
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, ktap_option, &o, &why))
+		die_usage("%s", why.msg);
+	a = optind;
+	release = o.release;
+	xfail = o.xfail;
 	if (a >= argc)
 		die_usage("ktap needs FILE...");
 	if (release && !xfail)

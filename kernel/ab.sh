@@ -56,6 +56,9 @@ vm_timeout=3600
 accel=${BINDLAB_ACCEL:-auto}
 collection=
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-n --size --sockets -r --rounds -B --boots -c --case --patch-a --patch-b --names -o --out -T --timeout -a --accel -C --collection" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n|--size|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;

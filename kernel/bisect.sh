@@ -83,6 +83,9 @@ build_dir=
 collection=
 test_cmd=()
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-t --tree -b --build-dir --case --threshold -n --size -r --rounds -T --timeout -a --accel -o --out -C --collection" "--test" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
@@ -95,12 +98,14 @@ while [ $# -gt 0 ]; do
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-C|--collection) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
-	--test) shift; test_cmd=("$@"); break ;;
+	--test) shift; test_cmd=("$@"); set --; break ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 
 # bl_check_args WHAT PROGRAM ARGS...: the program validates its own command
 # line (BINDLAB_CHECK_ARGS=1 runs nothing); its one-line error aborts.

@@ -60,6 +60,9 @@ out=
 jobs=$(nproc)
 fragments=("$BL_KERNEL_DIR/config.fragment")
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-t --tree -s --source -p --patch -n --name -o --out -j --jobs" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
@@ -70,10 +73,12 @@ while [ $# -gt 0 ]; do
 	-j|--jobs) bl_need_arg "$1" $# "${2-}"; jobs=$2; shift ;;
 	-d|--debug) fragments+=("$BL_KERNEL_DIR/config.debug") ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 
 bl_want_uint --jobs "$jobs" 1
 bl_check_env

@@ -38,16 +38,21 @@ tree=$BINDLAB_CACHE/lab/linux-6.12.git
 rev=stock
 jobs=2
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-t --tree -r --rev -j --jobs" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
 	-r|--rev) bl_need_arg "$1" $# "${2-}"; rev=$2; shift ;;
 	-j|--jobs) bl_need_arg "$1" $# "${2-}"; jobs=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 bl_want_uint --jobs "$jobs" 1
 # A git tree is read at REV through git archive; a plain tree as it is.
 is_git=0

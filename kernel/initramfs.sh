@@ -38,6 +38,9 @@ init=$BL_KERNEL_DIR/initramfs/init
 files=()
 work=
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-c --collection -o --out -i --init -f --file -w --work" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-c|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
@@ -46,10 +49,12 @@ while [ $# -gt 0 ]; do
 	-f|--file) bl_need_arg "$1" $# "${2-}"; files+=("$2"); shift ;;
 	-w|--work) bl_need_arg "$1" $# "${2-}"; work=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 [ -n "$collection" ] || bl_usage_error "--collection is required"
 [ -n "$image" ] || bl_usage_error "--out is required"
 [ -f "$init" ] || bl_usage_error "no such init: $init"

@@ -39,12 +39,16 @@ tree=$BINDLAB_CACHE/linux-6.12
 source=
 fix=$(echo "$BL_KERNEL_DIR"/patches/0001-*.patch)
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-t --tree -s --source -p --patch" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
 	-s|--source) bl_need_arg "$1" $# "${2-}"; source=$2; shift ;;
 	-p|--patch) bl_need_arg "$1" $# "${2-}"; fix=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
 	*) break ;;
 	esac

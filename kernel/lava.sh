@@ -59,6 +59,9 @@ test_env=
 skipfile=
 test_name=
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-k --kernel -o --out -n --sockets -r --rounds -T --timeout -e --env -s --skipfile -t --test" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
@@ -71,10 +74,12 @@ while [ $# -gt 0 ]; do
 	-t|--test) bl_need_arg "$1" $# "${2-}"; test_name=$2; shift ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 
 [ -n "$kernel" ] || bl_usage_error "--kernel is required"
 bl_want_uint --sockets "$sockets" 0

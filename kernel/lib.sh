@@ -13,6 +13,8 @@ BL_REPO_DIR=$(cd "$BL_KERNEL_DIR/.." && pwd)
 BL_PROG=${BL_PROG:-$(basename "$0")}
 # shellcheck source-path=SCRIPTDIR source=../scripts/strict.sh
 . "$BL_REPO_DIR/scripts/strict.sh"
+# shellcheck source-path=SCRIPTDIR source=../scripts/args.sh
+. "$BL_REPO_DIR/scripts/args.sh"
 
 # The programs, as the Makefile lists them (make print-programs): sets
 # BL_KSELFTESTS and BL_TOOLS, or logs why not and returns 1 (a harness

@@ -42,6 +42,9 @@ kernel='' tree='' name='' depth=3 xfail='' timeout=1800 out=''
 source=/usr/src/linux-source-6.12.tar.xz
 patches=()
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-k --kernel -t --tree -n --name -p --patch -d --depth -x --xfail -s --source -T --timeout -o --out" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
@@ -54,10 +57,12 @@ while [ $# -gt 0 ]; do
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; timeout=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
+[ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 bl_want_uint --depth "$depth" 1
 bl_want_uint --timeout "$timeout" 1
 [ -n "$kernel" ] || [ -n "$tree" ] || bl_usage_error "--kernel or --tree is required"

@@ -74,6 +74,9 @@ append=
 icount=0
 verbose=0
 
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-k --kernel -c --script -o --out -C --collection -T --timeout -m --mem -a --accel -A --append" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;

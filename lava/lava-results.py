@@ -259,13 +259,31 @@ def summary(nin, results, nmapped):
     return 1 if failed else 0
 
 
+def operands(argv):
+    """--names FILE before, between or after IN... OUT (GNU's order);
+    "--" ends the options. (names_file, operands), None for a bad word."""
+    names_file, args, words = None, [], list(argv)
+    while words:
+        w = words.pop(0)
+        if w == "--":
+            args += words
+            break
+        if w == "--names" and words:
+            names_file = words.pop(0)
+        elif w.startswith("--names=") and len(w) > 8:
+            names_file = w[8:]
+        elif w.startswith("-") and w != "-":
+            return None, None
+        else:
+            args.append(w)
+    return names_file, args
+
+
 def main(argv):
-    args, names_file = argv[1:], None
-    if len(args) == 2 and args[0] == "--is-import":
-        return 0 if is_import(args[1]) else 1
-    if args[:1] == ["--names"] and len(args) > 1:
-        names_file, args = args[1], args[2:]
-    if len(args) < 2 or any(a.startswith("-") for a in args):
+    if len(argv) == 3 and argv[1] == "--is-import":
+        return 0 if is_import(argv[2]) else 1
+    names_file, args = operands(argv[1:])
+    if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
     results, nin, nmapped, pages = [], 0, 0, []

@@ -359,19 +359,24 @@ const char *bl_printable(const char *s);
  */
 bool bl_check_args_only(void);
 /*
- * getopt_long() returned c (optstring starting with "+:"): for ':' and
+ * getopt_long() returned c (optstring starting with ":"): for ':' and
  * '?' the one-line usage error in why and -EINVAL, else 0.
  */
 int bl_getopt_error(int c, char **argv, struct bl_why *why);
+/* bl_getopt_each(): "--" is an operand (compare's BEFORE -- AFTER). */
+#define BL_GETOPT_SIDES 1u
 /*
- * The one getopt_long() loop of a program's options: optstring starts
- * with "+:", each option goes to opt(ctx, c, optarg, why). 1 for -h
- * (--help), 0 with optind at the first operand, or the first error (why
- * set: bl_getopt_error()'s wording or opt's).
+ * The one getopt_long() loop of a program's options, in GNU's order:
+ * options before, between or after the operands; "--" ends them (with
+ * BL_GETOPT_SIDES it is an operand and options go on after it).
+ * optstring starts with ":", each option goes to opt(ctx, c, optarg,
+ * why). 1 for -h (--help), 0 with argv permuted as GNU getopt does
+ * (options first, then the operands in their order from optind on), or
+ * the first error (why set: bl_getopt_error()'s wording or opt's).
  */
 struct option;
 int bl_getopt_each(int argc, char **argv, const char *optstring,
-		   const struct option *longopts,
+		   const struct option *longopts, unsigned int flags,
 		   int (*opt)(void *ctx, int c, const char *arg,
 			      struct bl_why *why),
 		   void *ctx, struct bl_why *why);

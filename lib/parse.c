@@ -100,26 +100,92 @@ int bl_getopt_error(int c, char **argv, struct bl_why *why)
 	return 0;
 }
 
-int bl_getopt_each(int argc, char **argv, const char *optstring,
-		   const struct option *longopts,
-		   int (*opt)(void *ctx, int c, const char *arg,
-			      struct bl_why *why),
-		   void *ctx, struct bl_why *why)
+/*
+ * One walk of argv in getopt_long()'s RETURN_IN_ORDER mode ("-" first,
+ * whatever POSIXLY_CORRECT says): options go to opt() as they come and
+ * their words to w->opts, operands to w->operands. Returns at the end or
+ * at a "--" (*stop: its index in sub), or with the first error.
+ */
+struct getopt_walk {
+	char **opts, **operands;
+	int nopts, noperands;
+};
+
+static int getopt_walk(int argc, char **sub, const char *order,
+		       const struct option *longopts,
+		       int (*opt)(void *ctx, int c, const char *arg,
+				  struct bl_why *why),
+		       void *ctx, struct getopt_walk *w, int *stop,
+		       struct bl_why *why)
 {
-	int c, err;
+	int c, err, last = 1;
 
 	optind = 0;	/* a full reset: a program may parse again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, sub, order, longopts, NULL)) != -1) {
+		if (c == 1) {
+			w->operands[w->noperands++] = optarg;
+			last = optind;
+			continue;
+		}
+		/* A group of short options moves optind at its last one. */
+		while (last < optind && last < argc)
+			w->opts[w->nopts++] = sub[last++];
 		if (c == 'h')
 			return 1;
-		err = bl_getopt_error(c, argv, why);
+		err = bl_getopt_error(c, sub, why);
 		if (!err)
 			err = opt(ctx, c, optarg, why);
 		if (err)
 			return err;
 	}
+	*stop = last < argc && !strcmp(sub[last], "--") ? last : -1;
 	return 0;
+}
+
+int bl_getopt_each(int argc, char **argv, const char *optstring,
+		   const struct option *longopts, unsigned int flags,
+		   int (*opt)(void *ctx, int c, const char *arg,
+			      struct bl_why *why),
+		   void *ctx, struct bl_why *why)
+{
+	struct getopt_walk w = { calloc(argc + 1, sizeof(char *)),
+				 calloc(argc + 1, sizeof(char *)), 1, 0 };
+	int base = 0, stop, err, i;
+	char order[64];
+
+	if (!w.opts || !w.operands) {
+		err = bl_why_set(why, ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(order, sizeof(order), "-%s", optstring);
+	w.opts[0] = argv[0];
+	for (;;) {
+		err = getopt_walk(argc - base, argv + base, order, longopts,
+				  opt, ctx, &w, &stop, why);
+		if (err || stop < 0)
+			break;
+		if (!(flags & BL_GETOPT_SIDES)) {
+			/* "--" ends the options: the rest are operands. */
+			w.opts[w.nopts++] = argv[base + stop];
+			for (i = base + stop + 1; i < argc; i++)
+				w.operands[w.noperands++] = argv[i];
+			break;
+		}
+		/* An operand between the sides; options go on after it. */
+		w.operands[w.noperands++] = argv[base + stop];
+		base += stop;
+	}
+	if (!err) {
+		/* GNU's order: the options, then the operands from optind. */
+		memcpy(argv, w.opts, w.nopts * sizeof(char *));
+		memcpy(argv + w.nopts, w.operands, w.noperands * sizeof(char *));
+		optind = w.nopts;
+	}
+out:
+	free(w.opts);
+	free(w.operands);
+	return err;
 }
 
 /* The one wording of a bad number, whatever its type. */

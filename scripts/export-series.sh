@@ -41,11 +41,15 @@ EOF
 
 out=$BL_REPO_DIR/results/series
 base=
+# GNU order: options before or after the operands (scripts/args.sh).
+bl_args "-o --out -b --base" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-b|--base) bl_need_arg "$1" $# "${2-}"; base=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
 	*) break ;;
 	esac

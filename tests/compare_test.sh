@@ -13,27 +13,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# craft FILE HARNESS SCHEMA_VERSION CASE:METRIC:BETTER:N:SAMPLES...
-# (CRAFT_ENV: the cases' environment as JSON, default {})
-craft() {
-	python3 - "$@" <<'PY'
-import json, os, sys
-env = json.loads(os.environ.get("CRAFT_ENV", "{}"))
-path, harness, sv = sys.argv[1], sys.argv[2], int(sys.argv[3])
-cases = []
-for spec in sys.argv[4:]:
-    case, metric, better, n, samples = spec.split(":")
-    cases.append({"schema": "bindlab.result", "schema_version": sv,
-                  "harness_version": harness, "tool": "bind_bench",
-                  "case": case, "params": {"n": int(n), "rounds": 5},
-                  "env": env, "metric": {"name": metric, "unit": "ms",
-                  "better": better,
-                  "samples": [float(x) for x in samples.split(",")]}})
-json.dump({"schema": "bindlab.run", "schema_version": sv,
-           "harness_version": harness, "env": {}, "cases": cases},
-          open(path, "w"))
-PY
-}
+# shellcheck source=tests/craft.sh
+. "$here/tests/craft.sh"
 
 base=10,10.2,9.9,10.1,9.8,10.3
 before_cases=("slower:total_ms:lower:100:$base" "faster:total_ms:lower:100:$base"

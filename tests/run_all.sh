@@ -3,7 +3,7 @@
 #
 # The project's test command (./run.sh test, make check): unit tests of
 # the library, the inventory of inputs, the command-line contract, bad inputs and fail-closed
-# verdicts, the kselftests on the running kernel, the result-file tools,
+# verdicts, the kselftests on the running kernel, the result-file tools, the documents' commands,
 # style gates, sanitizers, fuzzing, host safety under SIGKILL and, unless
 # BINDLAB_KERNEL_LAB=0, the kernel lab. Every component speaks TAP/KTAP; tests/tap_report.awk counts
 # its cases and shows each failing case's own diagnostics. Ends with one
@@ -160,6 +160,8 @@ run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
 	make -s -C "$here" run_tests
 run_part known_bug "$here/tests/known_bug_test.sh"
 run_part compare "$here/tests/compare_test.sh"
+# Every command the documents show, as printed (those that boot no kernel).
+run_part readme "$here/tests/readme_test.sh"
 run_part names "$here/tests/names_test.sh"
 run_part lava "$here/tests/lava_test.sh"
 run_part style "$here/tests/style_test.sh"
