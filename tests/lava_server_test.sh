@@ -96,8 +96,7 @@ out, fault = sys.argv[1:]
 devs = json.load(open(out + "/devices.json"))["results"]
 names = sorted(d["hostname"] for d in devs if d["worker_host"] == "lab-worker"
                and d["device_type"] == "qemu" and d["health"] == "Good")
-want = 1 if fault == "one_device" else 2
-if len(names) < want or len(names) != len(devs):
+if len(names) != 2 or len(names) != len(devs):
     sys.exit(f"devices on lab-worker, Good, of type qemu: {names} of {len(devs)}")
 print("qemu devices " + " ".join(names) + " on lab-worker, health Good")
 '
