@@ -65,9 +65,14 @@ bl_lava_need_tools
 command -v nsenter > /dev/null || bl_lava_skip "nsenter not found (apt-get install util-linux)"
 
 server_pid=
+client_pid=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
+	if [ -n "$client_pid" ]; then
+		kill -TERM "$client_pid" 2> /dev/null || true
+		wait "$client_pid" 2> /dev/null || true
+	fi
 	# KILL: unshare ignores TERM while it waits for its child; its death
 	# takes the namespaces down with every service in them (--kill-child).
 	if [ -n "$server_pid" ]; then
@@ -135,9 +140,14 @@ rc=0
 if [ $# -gt 0 ]; then
 	token=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["token"])' \
 		"$out/server.json")
+	# In the background: a signal to this script is handled at once
+	# (bash runs traps only between foreground commands).
 	BL_LAVA_ENTER=$inner_pid BL_LAVA_ENTER_DIR=$out "$BL_KERNEL_DIR/lava.sh" \
 		--server http://127.0.0.1:8000/ --user bindlab --token "$token" \
-		-o "$out/jobs" "$@" || rc=$?
+		-o "$out/jobs" "$@" &
+	client_pid=$!
+	wait "$client_pid" || rc=$?
+	client_pid=
 fi
 echo "$out"
 exit "$rc"
