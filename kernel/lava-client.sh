@@ -162,7 +162,23 @@ server_wait()
 		client_pid=$!
 		bl_wait_progress "$client_pid" "job $id ($(job_name "$k"))" server_state || rc=$?
 		client_pid=
-		[ "$rc" = 0 ] || bl_die 125 "job $id did not finish in $limit s: $(tail -c 200 "$work/wait.out")"
+		if [ "$rc" != 0 ]; then
+			server_cancel
+			bl_die 125 "job $id did not finish in $limit s: $(tail -c 200 "$work/wait.out")"
+		fi
+	done
+}
+
+# server_cancel: the jobs given up on are cancelled, not left queued on
+# the server (one that finished meanwhile refuses it: no matter).
+server_cancel()
+{
+	local k id
+
+	for k in "${kernels[@]}"; do
+		id=$(cat "$out/$(job_name "$k")/job.id")
+		bl_log "cancelling job $id"
+		lavacli jobs cancel "$id" > /dev/null 2>&1 || true
 	done
 }
 
