@@ -63,7 +63,8 @@ fi
 wall=$((SECONDS - t0))
 grep -v '^20..-..-.. ..:..:..,... *DEBUG' "$out/lava-server.log" | sed 's/^/# /'
 if [ "$rc" -eq 4 ]; then
-	echo "1..0 # SKIP $(grep -m 1 'SKIP:' "$out/lava-server.log" | sed 's/.*SKIP: //')"
+	tap_skip lava_server.start "$(grep -m 1 'SKIP:' "$out/lava-server.log" | sed 's/.*SKIP: //')"
+	tap_done
 	exit 4
 fi
 
