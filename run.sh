@@ -18,7 +18,7 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava [--names FILE] OUT.json LAVA...   LAVA results into a run file
        ./run.sh ktap [--xfail-from-env] FILE...   judge any kselftest KTAP output
-       ./run.sh kernel-build|vm|ab|bisect|lava ARGS...   kernel lab (see each --help)
+       ./run.sh kernel-build|vm|ab|bisect|lava|lava-server ARGS...   kernel lab (see each --help)
        ./run.sh --help
 Options go before or after the files (GNU order); compare's "--" separates
 the sides.
@@ -571,6 +571,7 @@ vm) shift; cmd_kernel vm "$@" ;;
 ab) shift; cmd_kernel ab "$@" ;;
 bisect) shift; cmd_kernel bisect "$@" ;;
 lava) shift; cmd_kernel lava "$@" ;;
+lava-server) shift; cmd_kernel lava-server "$@" ;;
 "" | --*) cmd_main "$@" ;;
 *) die_usage "unknown subcommand '$1' (see ./run.sh --help)" ;;
 esac

@@ -8,11 +8,17 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lava-root.sh
+. "$(dirname "$0")/lava-root.sh"
+# shellcheck source-path=SCRIPTDIR source=lava-client.sh
+. "$(dirname "$0")/lava-client.sh"
 
 usage()
 {
 	cat <<EOF
 usage: $BL_PROG [options] -k IMAGE|REF
+       $BL_PROG --server URL [-I NAME | -u USER --token TOKEN] [-a URL]
+               [options] -k IMAGE|REF [-k IMAGE|REF...]
   Boot a kernel under LAVA's dispatcher (lava-run, Debian bookworm's
   lava-dispatcher) on the project's qemu device (lava/devices, TCG, no
   network) with a ramdisk holding the installed collection, run the test
@@ -35,6 +41,19 @@ options:
                         shipped with the test definition
   -t, --test NAME       the definition's TST_CASENAME: one test or case
   -v, --verbose         copy LAVA's log to stderr as it runs
+  -S, --server URL      submit to this LAVA server (its base URL) with
+                        lavacli instead, every -k a job, all at once; wait,
+                        read the results through its REST API, import them
+                        (OUT/NAME per job, NAME stock, fixed or the image's)
+  -I, --identity NAME   lavacli's identity NAME (its lavacli.yaml)
+  -u, --user USER, --token TOKEN
+                        or the user and its API token
+  -a, --artifacts URL   where the server's workers read each job's staged
+                        files: URL/NAME/bzImage, ramdisk.cpio.gz,
+                        bindlab-testdefs.tar.gz (default only for the lab's
+                        server, kernel/lava-server.sh: file:// paths)
+  --upload CMD          run as sh -c CMD upload OUT/NAME URL/NAME for each
+                        job before the submission (e.g. an rsync to URL)
   -h, --help            this text
 OUT gets: job.yaml and device.yaml (what ran), lava.log (lava-run's log),
   lava/ (its output directory), lava.json (LAVA's results in the import
@@ -58,13 +77,26 @@ verbose=0
 test_env=
 skipfile=
 test_name=
+kernels=()
+server=
+identity=
+user=
+token=
+artifacts=
+upload=
 
 # GNU order: options before or after the operands (scripts/args.sh).
 bl_args "-k --kernel -o --out -n --sockets -r --rounds -T --timeout -e --env -s --skipfile -t --test" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
+	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; kernels+=("$2"); shift ;;
+	-S|--server) bl_need_arg "$1" $# "${2-}"; server=$2; shift ;;
+	-I|--identity) bl_need_arg "$1" $# "${2-}"; identity=$2; shift ;;
+	-u|--user) bl_need_arg "$1" $# "${2-}"; user=$2; shift ;;
+	--token) bl_need_arg "$1" $# "${2-}"; token=$2; shift ;;
+	-a|--artifacts) bl_need_arg "$1" $# "${2-}"; artifacts=$2; shift ;;
+	--upload) bl_need_arg "$1" $# "${2-}"; upload=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-n|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
 	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
@@ -82,35 +114,25 @@ done
 [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
 
 [ -n "$kernel" ] || bl_usage_error "--kernel is required"
+check_server_args
 bl_want_uint --sockets "$sockets" 0
 bl_want_uint --rounds "$rounds" 1
 [ $((rounds % 2)) -eq 1 ] || bl_usage_error "--rounds must be odd (the median is a sample)"
 bl_want_uint --timeout "$job_minutes" 5
-case $kernel in
-stock|fixed) ;;
-*) [ -f "$kernel" ] || bl_usage_error "no such kernel image: $kernel" ;;
-esac
+for k in "${kernels[@]}"; do
+	case $k in
+	stock|fixed) ;;
+	*) [ -f "$k" ] || bl_usage_error "no such kernel image: $k" ;;
+	esac
+done
 [ -z "$skipfile" ] || [ -f "$skipfile" ] || bl_usage_error "no such skip file: $skipfile"
 # Values of single-quoted shell assignments on the device (LAVA's form).
 for v in "$test_env" "$test_name"; do
 	case $v in *\'*) bl_usage_error "a quote in '$v'" ;; esac
 done
 
-skip()
-{
-	bl_log "SKIP: $*"
-	exit 4
-}
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (debootstrap, chroot, namespaces)"
-for tool in debootstrap unshare chroot setpriv; do
-	command -v "$tool" > /dev/null || skip "$tool not found (apt-get install debootstrap util-linux)"
-done
-
-lava_dir=$BINDLAB_CACHE/lava
-root=$lava_dir/root
-# What the root must hold; a change of this list rebuilds it.
-root_pkgs="lava-dispatcher qemu-system-x86 busybox-static cpio gzip"
+bl_lava_need_tools
+lava_dir=$BL_LAVA_DIR
 
 resolve_kernel()
 {
@@ -136,86 +158,6 @@ resolve_kernel()
 	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --name "lava-$ref" | tail -n 1
 }
 
-# The Debian mirror of the root: the host's own first Debian source.
-mirror()
-{
-	local m
-
-	m=${BINDLAB_LAVA_MIRROR:-}
-	[ -n "$m" ] || m=$(grep -hsoE '(https?://[^ ]*/debian)/?( |$)' \
-		/etc/apt/sources.list.d/*.sources /etc/apt/sources.list | head -n 1 | tr -d ' ')
-	echo "${m:-http://deb.debian.org/debian}"
-}
-
-# (in_root ROOT CMD...): CMD chrooted in ROOT, in private mount and PID
-# namespaces: the mounts vanish with it, and when it ends or is killed
-# (PDEATHSIG on unshare, --kill-child) every process inside goes too.
-# It execs: call it in a subshell of this script, so that the script is
-# the parent PDEATHSIG names.
-in_root()
-{
-	local r=$1
-
-	shift
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	exec nice -n "$BINDLAB_NICE" setpriv --pdeathsig KILL -- \
-		unshare --mount --pid --fork --kill-child --propagation private -- \
-		/bin/sh -c '
-		r=$1; shift
-		mount -t proc proc "$r/proc" &&
-		mount -t sysfs sysfs "$r/sys" &&
-		mount --rbind /dev "$r/dev" &&
-		mount -t tmpfs tmpfs "$r/tmp" &&
-		mount -t tmpfs tmpfs "$r/run" || exit 126
-		if [ -n "${BL_RUN_DIR:-}" ]; then
-			mkdir -p "$r/bindlab-run" &&
-			mount --bind "$BL_RUN_DIR" "$r/bindlab-run" || exit 126
-		fi
-		exec chroot "$r" "$@"' sh "$r" "$@"
-}
-
-# build_root: debootstrap (minbase) and lava-dispatcher into a fresh
-# directory, renamed into place only when complete; services never start
-# (policy-rc.d), the host gets nothing.
-build_root()
-{
-	local tmp=$root.tmp t0=$SECONDS
-
-	bl_log "building the LAVA root $root (debootstrap bookworm, then $root_pkgs)"
-	rm -rf "$tmp"
-	if ! bl_nice debootstrap --variant=minbase bookworm "$tmp" "$(mirror)" \
-		> "$lava_dir/debootstrap.log" 2>&1; then
-		tail -n 5 "$lava_dir/debootstrap.log" >&2
-		skip "debootstrap failed (no network or mirror?), see $lava_dir/debootstrap.log"
-	fi
-	printf '#!/bin/sh\nexit 101\n' > "$tmp/usr/sbin/policy-rc.d"
-	chmod 755 "$tmp/usr/sbin/policy-rc.d"
-	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
-	# shellcheck disable=SC2086 # a list of package names
-	if ! (DEBIAN_FRONTEND=noninteractive in_root "$tmp" apt-get install -y -q \
-		--no-install-recommends $root_pkgs) > "$lava_dir/apt.log" 2>&1; then
-		tail -n 5 "$lava_dir/apt.log" >&2
-		bl_die 126 "apt-get install in the root failed, see $lava_dir/apt.log"
-	fi
-	(in_root "$tmp" apt-get clean) > /dev/null 2>&1 || true
-	echo "$root_pkgs" > "$tmp/.bindlab-root"
-	rm -rf "$root"
-	mv "$tmp" "$root"
-	bl_log "LAVA root built in $((SECONDS - t0)) s"
-}
-
-# The root, built once; one builder at a time.
-ensure_root()
-{
-	mkdir -p "$lava_dir"
-	exec 8> "$lava_dir/root.lock"
-	flock 8
-	if [ "$(cat "$root/.bindlab-root" 2> /dev/null)" != "$root_pkgs" ]; then
-		build_root
-	fi
-	flock -u 8
-}
-
 # make_ramdisk OUT: the installed collection (kernel/collection.sh) in an
 # initramfs with a root shell on the console (kernel/initramfs/init-shell,
 # prompt "/ # "), gzipped: LAVA unpacks it to append its overlay.
@@ -230,16 +172,22 @@ make_ramdisk()
 	gzip -1 -c "$work/ramdisk.cpio" > "$1"
 }
 
-# stage_run DIR IMAGE: what the job reads, all in DIR (seen in the root
-# as /bindlab-run): the kernel, the ramdisk, the test definitions, the
+# stage_run DIR IMAGE BASE NAME: what the job NAME reads, all in DIR,
+# which its worker reads at the URL BASE (file:///bindlab-run for
+# lava-run here): the kernel, the ramdisk, the test definitions, the
 # device dictionary and the job.
 stage_run()
 {
-	local dir=$1 image=$2 lava=$BL_REPO_DIR/lava in=file:///bindlab-run
+	local dir=$1 image=$2 in=$3 name=$4 lava=$BL_REPO_DIR/lava
 
 	cp "$image" "$dir/bzImage"
-	make_ramdisk "$dir/ramdisk.cpio.gz" || bl_die 126 "cannot make the ramdisk"
+	# One ramdisk for every job of the run.
+	if [ ! -f "$work/ramdisk.cpio.gz" ]; then
+		make_ramdisk "$work/ramdisk.cpio.gz" || bl_die 126 "cannot make the ramdisk"
+	fi
+	cp "$work/ramdisk.cpio.gz" "$dir/ramdisk.cpio.gz"
 	# The definition's directory, with the skip file in it when given.
+	rm -rf "$work/lava"
 	cp -r "$lava" "$work/lava"
 	[ -z "$skipfile" ] || cp "$skipfile" "$work/lava/skipfile"
 	tar -czf "$dir/bindlab-testdefs.tar.gz" -C "$work" lava
@@ -248,10 +196,11 @@ stage_run()
 		"$in/ramdisk.cpio.gz" "$in/bindlab-testdefs.tar.gz" > "$dir/job.yaml.tmp"
 	# The run's own sizes and timeout, as the definition's parameters.
 	/usr/bin/python3 - "$dir/job.yaml.tmp" "$dir/job.yaml" "$sockets" "$rounds" \
-		"$job_minutes" "$test_env" "${skipfile:+lava/skipfile}" "$test_name" <<'PY'
+		"$job_minutes" "$test_env" "${skipfile:+lava/skipfile}" "$test_name" "$name" <<'PY'
 import sys, yaml
-src, dst, n, r, minutes, env, skip, test = sys.argv[1:]
+src, dst, n, r, minutes, env, skip, test, name = sys.argv[1:]
 job = yaml.safe_load(open(src))
+job["job_name"] = f"bindlab {name}: " + job["job_name"]
 job["timeouts"]["job"] = {"minutes": int(minutes)}
 for action in job["actions"]:
     for d in action.get("test", {}).get("definitions", []):
@@ -269,7 +218,7 @@ run_lava()
 	local dir=$1 rc=0 limit=$((job_minutes * 60 + 120))
 
 	: > "$dir/lava.log"
-	(BL_RUN_DIR=$dir in_root "$root" timeout -k 10 "$limit" \
+	(BL_RUN_DIR=$dir bl_lava_in_root "$BL_LAVA_ROOT" timeout -k 10 "$limit" \
 		lava-run --job-id 1 --output-dir /bindlab-run/lava \
 		--device /bindlab-run/device.yaml /bindlab-run/job.yaml) \
 		> "$dir/lava.out" 2> "$dir/lava.log" &
@@ -299,26 +248,31 @@ cleanup()
 {
 	# KILL: unshare ignores TERM while it waits for its child; its death
 	# takes the whole PID namespace down (--kill-child).
-	if [ -n "$lava_pid" ]; then
-		kill -KILL "$lava_pid" 2> /dev/null || true
-		wait "$lava_pid" 2> /dev/null || true
-	fi
+	local p
+
+	for p in "$lava_pid" "$client_pid"; do
+		[ -n "$p" ] || continue
+		kill -KILL "$p" 2> /dev/null || true
+		wait "$p" 2> /dev/null || true
+	done
 	[ -z "${work:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# import_results DIR: LAVA's results -> DIR/lava.json, and into the
-# results file DIR/results.json when this checkout can import them.
+# import_results DIR IN...: LAVA's results (lava-run's log, or the REST
+# API's pages) -> DIR/lava.json, and into the results file
+# DIR/results.json when this checkout can import them.
 # Returns lava-results.py's verdict (0 pass, 1 fail, 3 no test result).
 import_results()
 {
 	local dir=$1 rc=0
 
-	/usr/bin/python3 "$BL_REPO_DIR/lava/lava-results.py" "$dir/lava.log" \
+	shift
+	/usr/bin/python3 "$BL_REPO_DIR/lava/lava-results.py" "$@" \
 		"$dir/lava.json" >&2 || rc=$?
-	[ "$rc" -ne 2 ] || bl_die 126 "cannot read LAVA's log $dir/lava.log"
+	[ "$rc" -ne 2 ] || bl_die 126 "cannot read LAVA's results $*"
 	if grep -q 'import-lava' "$BL_REPO_DIR/run.sh"; then
 		if ! "$BL_REPO_DIR/run.sh" import-lava "$dir/results.json" "$dir/lava.json" >&2; then
 			bl_log "error: ./run.sh import-lava refused $dir/lava.json"
@@ -330,11 +284,40 @@ import_results()
 	return "$rc"
 }
 
+# verdict RC: import_results' status as this script's exit status.
+verdict()
+{
+	case $1 in
+	0|1) return "$1" ;;
+	3) return 125 ;;
+	*) return 126 ;;
+	esac
+}
+
+# local_main: the job here, under lava-run.
+local_main()
+{
+	local image start lrc=0 rc=0
+
+	image=$(resolve_kernel "$kernel") || bl_die 126 "no kernel image for $kernel"
+	[ -f "$image" ] || bl_die 126 "no kernel image for $kernel"
+	stage_run "$out" "$image" file:///bindlab-run "$kernel"
+	bl_log "lava-run: $image on qemu (TCG), job timeout ${job_minutes} min -> $out"
+	start=$SECONDS
+	run_lava "$out" || lrc=$?
+	bl_log "lava-run exit $lrc after $((SECONDS - start)) s"
+	import_results "$out" "$out/lava.log" || rc=$?
+	verdict "$rc" || rc=$?
+	if [ "$rc" = 125 ]; then
+		bl_log "no test result: the job failed before its tests (last errors of $out/lava.log):"
+		grep '"lvl": "error"' "$out/lava.log" | tail -n 3 | cut -c 1-300 >&2
+	fi
+	return "$rc"
+}
+
 /usr/bin/python3 -c 'import yaml' 2> /dev/null ||
 	bl_die 126 "/usr/bin/python3 with yaml not found (apt-get install python3-yaml)"
-image=$(resolve_kernel "$kernel") || bl_die 126 "no kernel image for $kernel"
-[ -f "$image" ] || bl_die 126 "no kernel image for $kernel"
-ensure_root
+bl_lava_ensure_root
 if [ -z "$out" ]; then
 	mkdir -p "$BINDLAB_CACHE/runs"
 	out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-$(date +%Y%m%d-%H%M%S)-XXXX")
@@ -347,23 +330,11 @@ rm -rf "$out/lava" "$out/lava.json" "$out/results.json"
 work=$out/work
 rm -rf "$work"
 mkdir "$work"
-stage_run "$out" "$image"
-
-bl_log "lava-run: $image on qemu (TCG), job timeout ${job_minutes} min -> $out"
-start=$SECONDS
-lrc=0
-run_lava "$out" || lrc=$?
-bl_log "lava-run exit $lrc after $((SECONDS - start)) s"
 rc=0
-import_results "$out" || rc=$?
-case $rc in
-0|1) ;;
-3)
-	bl_log "no test result: the job failed before its tests (last errors of $out/lava.log):"
-	grep '"lvl": "error"' "$out/lava.log" | tail -n 3 | cut -c 1-300 >&2
-	rc=125
-	;;
-*) rc=126 ;;
-esac
+if [ -n "$server" ]; then
+	server_main || rc=$?
+else
+	local_main || rc=$?
+fi
 echo "$out"
 exit "$rc"

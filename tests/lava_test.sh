@@ -675,13 +675,26 @@ cli_tests() {
 	local rc
 
 	for args in "" "-k" "-k /nonexistent" "-k stock -r 2" "-k stock -n x" "--bogus" \
-		"-k stock -s /nonexistent" "-k stock -t a'b" "-k stock -e"; do
+		"-k stock -s /nonexistent" "-k stock -t a'b" "-k stock -e" \
+		"-k stock -k fixed" "-k stock --token t" "-k stock -a http://a" \
+		"-k stock -S ftp://s -a http://a" "-k stock -S http://s" \
+		"-k stock -S http://s -a http://a -u u" "-k stock -S http://s -a ftp://a" \
+		"-k stock -S http://s -a http://a -I i -u u --token t" \
+		"-k stock -S http://s -a http://a -u u --token a:b" \
+		"-k stock -k stock -S http://s -a http://a" "-k stock -S http://u@s -a http://a"; do
 		rc=0
 		# shellcheck disable=SC2086 # the words are the arguments
 		"$here/kernel/lava.sh" $args >/dev/null 2>&1 || rc=$?
 		check "lava.cli.usage_error_exit_2 ($args)" test "$rc" -eq 2
 	done
 	check lava.cli.help "$here/kernel/lava.sh" --help
+	for args in "-d 0" "-d 21" "-d x" "-W 9" "--bogus" "-o"; do
+		rc=0
+		# shellcheck disable=SC2086 # the words are the arguments
+		"$here/kernel/lava-server.sh" $args >/dev/null 2>&1 || rc=$?
+		check "lava.server_cli.usage_error_exit_2 ($args)" test "$rc" -eq 2
+	done
+	check lava.server_cli.help "$here/kernel/lava-server.sh" --help
 }
 
 if "$py" -c 'import lava_common.schemas, voluptuous, yaml' 2>/dev/null; then

@@ -5,8 +5,9 @@
 # the library, the inventory of inputs, the command-line contract, bad inputs and fail-closed
 # verdicts, the kselftests on the running kernel, the result-file tools, the documents' commands,
 # style gates, sanitizers, fuzzing, host safety under SIGKILL and, unless
-# BINDLAB_KERNEL_LAB=0, the kernel lab. Every component speaks TAP/KTAP; tests/tap_report.awk counts
-# its cases and shows each failing case's own diagnostics. Ends with one
+# BINDLAB_KERNEL_LAB=0, the kernel lab and a LAVA server running its
+# kernels. Every component speaks TAP/KTAP; tests/tap_report.awk counts its
+# cases and shows each failing case's own diagnostics. Ends with one
 # line: "check: N passed, N failed, N skipped". Exit 0 when nothing failed,
 # else 1.
 #
@@ -174,6 +175,8 @@ run_part bisect_exit "$here/tests/bisect_exit_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
+	run_part lava_server "$here/tests/lava_server_test.sh"
 	# The lab's 6.12 tree configures the fleets' way.
 	run_part config "$here/tests/config_test.sh"
 fi

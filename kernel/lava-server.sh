@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The lab's own LAVA server: Debian bookworm's lava-server, lava-worker
+# and PostgreSQL from the LAVA root (kernel/lava-root.sh), started in
+# network, mount and PID namespaces of their own, and kernel/lava.sh
+# --server run against it.
+
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lava-root.sh
+. "$(dirname "$0")/lava-root.sh"
+
+usage()
+{
+	cat <<EOF
+usage: $BL_PROG [-d DEVICES] [-o DIR] [-W SECONDS] [-- LAVA-ARGS...]
+  Start a LAVA server in the LAVA root (\$BINDLAB_CACHE/lava/root, built on
+  first use, never on the host): PostgreSQL, lava-server (gunicorn on
+  127.0.0.1:8000 and lava-scheduler), a user "bindlab" with an API token,
+  and a lava-worker "lab-worker" with DEVICES qemu devices of the
+  project's device dictionary (lava/devices/qemu-bindlab.yaml, named
+  bindlab-qemu-01...), in network (loopback only), mount and PID
+  namespaces of their own, on an overlay of the root: nothing outlives
+  the run, the cached root is not written. Then, when LAVA-ARGS are
+  given, kernel/lava.sh --server http://127.0.0.1:8000/ --user bindlab
+  --token TOKEN -o DIR/jobs LAVA-ARGS (e.g. -k stock -k fixed: both jobs
+  submitted at once), entering the server's namespaces for lavacli and
+  the REST API; then the server stops.
+options:
+  -d, --devices N   qemu devices on the worker (default 2)
+  -o, --out DIR     run directory (default: new dir under \$BINDLAB_CACHE/runs):
+                    logs/ (the services' logs), serve.log, jobs/ (lava.sh's)
+  -W, --wait S      seconds the server may take to answer (default 600)
+  -h, --help        this text
+exit: kernel/lava.sh's (0 every case of every job passed, 1 a case
+  failed, 125 a job gave no result, 126 harness error); without LAVA-ARGS
+  0 once the server answered; 2 usage, 4 skip (not root, no debootstrap,
+  unshare or network for the first root build), 126 the server did not
+  start
+environment: BINDLAB_CACHE, BINDLAB_NICE, BINDLAB_LAVA_MIRROR (see kernel/lava.sh)
+EOF
+}
+
+devices=2
+out=
+wait_s=600
+while [ $# -gt 0 ]; do
+	case $1 in
+	-d|--devices) bl_need_arg "$1" $# "${2-}"; devices=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
+	-W|--wait) bl_need_arg "$1" $# "${2-}"; wait_s=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) bl_usage_error "unknown argument '$1' (kernel/lava.sh's go after --)" ;;
+	esac
+	shift
+done
+bl_want_uint --devices "$devices" 1
+bl_num "$devices" 1 20 || bl_usage_error "--devices wants 1 to 20"
+bl_want_uint --wait "$wait_s" 10
+bl_check_env
+bl_lava_need_tools
+command -v nsenter > /dev/null || bl_lava_skip "nsenter not found (apt-get install util-linux)"
+
+server_pid=
+client_pid=
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup()
+{
+	if [ -n "$client_pid" ]; then
+		kill -TERM "$client_pid" 2> /dev/null || true
+		wait "$client_pid" 2> /dev/null || true
+	fi
+	# KILL: unshare ignores TERM while it waits for its child; its death
+	# takes the namespaces down with every service in them (--kill-child).
+	if [ -n "$server_pid" ]; then
+		kill -KILL "$server_pid" 2> /dev/null || true
+		wait "$server_pid" 2> /dev/null || true
+	fi
+	[ -z "$out" ] || rm -rf "$out/overlay"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# stage: what serve.sh reads in /bindlab-run; the device names.
+stage()
+{
+	local i name
+
+	rm -rf "$out/devices" "$out/logs" "$out/overlay" "$out/server.json" "$out/server.json.tmp"
+	mkdir -p "$out/devices"
+	cp "$BL_REPO_DIR/lava/server/serve.sh" "$BL_REPO_DIR/lava/server/setup-lab.py" "$out/"
+	names=()
+	for i in $(seq 1 "$devices"); do
+		name=$(printf 'bindlab-qemu-%02d' "$i")
+		cp "$BL_REPO_DIR/lava/devices/qemu-bindlab.yaml" "$out/devices/$name.yaml"
+		names+=("$name")
+	done
+}
+
+# start: serve.sh in the namespaces; returns once it wrote server.json,
+# with the pid of its namespaces' first process in inner_pid.
+start()
+{
+	local t0=$SECONDS
+
+	(BL_RUN_DIR=$out bl_lava_in_root --net --overlay "$out/overlay" "$BL_LAVA_ROOT" \
+		/bin/bash /bindlab-run/serve.sh "$BL_LAVA_PG" "${names[@]}") > "$out/serve.log" 2>&1 &
+	server_pid=$!
+	until [ -s "$out/server.json" ]; do
+		if ! kill -0 "$server_pid" 2> /dev/null; then
+			tail -n 5 "$out/serve.log" >&2
+			bl_die 126 "the LAVA server ended before it answered (see $out/serve.log, $out/logs)"
+		fi
+		[ $((SECONDS - t0)) -lt "$wait_s" ] ||
+			bl_die 126 "the LAVA server did not answer in $wait_s s (see $out/serve.log)"
+		sleep 1
+	done
+	inner_pid=$(pgrep -P "$server_pid" | head -n 1)
+	[ -n "$inner_pid" ] || bl_die 126 "no process in the server's namespaces"
+	bl_log "LAVA server up in $((SECONDS - t0)) s: http://127.0.0.1:8000/ (its own network namespace), worker lab-worker, devices ${names[*]}"
+}
+
+t0=$SECONDS
+bl_lava_ensure_root
+bl_log "LAVA root ready after $((SECONDS - t0)) s"
+if [ -z "$out" ]; then
+	mkdir -p "$BINDLAB_CACHE/runs"
+	out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-server-$(date +%Y%m%d-%H%M%S)-XXXX")
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+stage
+start
+bl_log "LAVA server started $((SECONDS - t0)) s after the call"
+rc=0
+if [ $# -gt 0 ]; then
+	token=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["token"])' \
+		"$out/server.json")
+	# In the background: a signal to this script is handled at once
+	# (bash runs traps only between foreground commands).
+	BL_LAVA_ENTER=$inner_pid BL_LAVA_ENTER_DIR=$out "$BL_KERNEL_DIR/lava.sh" \
+		--server http://127.0.0.1:8000/ --user bindlab --token "$token" \
+		-o "$out/jobs" "$@" &
+	client_pid=$!
+	wait "$client_pid" || rc=$?
+	client_pid=
+fi
+echo "$out"
+exit "$rc"
