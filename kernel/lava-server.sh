@@ -33,6 +33,9 @@ options:
   -o, --out DIR     run directory (default: new dir under \$BINDLAB_CACHE/runs):
                     logs/ (the services' logs), serve.log, jobs/ (lava.sh's)
   -W, --wait S      seconds the server may take to answer (default 600)
+      --prepare     only build the LAVA root (if it is not cached) and
+                    stop: the test command builds it beside its host
+                    components, before the server is needed
   -h, --help        this text
 exit: kernel/lava.sh's (0 every case of every job passed, 1 a case
   failed, 125 a job gave no result, 126 harness error); without LAVA-ARGS
@@ -45,12 +48,14 @@ EOF
 
 devices=2
 out=
+prepare=0
 wait_s=600
 while [ $# -gt 0 ]; do
 	case $1 in
 	-d|--devices) bl_need_arg "$1" $# "${2-}"; devices=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
 	-W|--wait) bl_need_arg "$1" $# "${2-}"; wait_s=$2; shift ;;
+	--prepare) prepare=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1' (kernel/lava.sh's go after --)" ;;
@@ -127,6 +132,7 @@ start()
 t0=$SECONDS
 bl_lava_ensure_root
 bl_log "LAVA root ready after $((SECONDS - t0)) s"
+[ "$prepare" = 0 ] || exit 0
 if [ -z "$out" ]; then
 	mkdir -p "$BINDLAB_CACHE/runs"
 	out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-server-$(date +%Y%m%d-%H%M%S)-XXXX")

@@ -37,7 +37,8 @@ kill_tree() {
 	done
 	kill -TERM "$1" 2>/dev/null
 }
-trap '[ -n "$child" ] && kill_tree "$child"; exit 1' INT TERM HUP
+prep=
+trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
 
 # heartbeat NAME LOG: while the component runs, a line every $beat seconds
 # with its latest output line, so that CI logs show what it is doing.
@@ -148,6 +149,14 @@ known_bug_report() {
 }
 
 echo "check: logs in $logs"
+# The LAVA root (debootstrap and Debian's LAVA packages: minutes cold, mostly
+# waiting on the mirror) is built beside the host components, so that the
+# lab's LAVA server finds it ready; lava_server_test.sh waits on its lock
+# and builds it itself if this failed.
+if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
+	"$here/kernel/lava-server.sh" --prepare >"$logs/lava_root.log" 2>&1 </dev/null &
+	prep=$!
+fi
 run_part unit "$here/tests/lib_test"
 run_part layout "$here/tests/layout_test.sh"
 run_part cli "$here/tests/cli_test.sh"
@@ -176,6 +185,8 @@ run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
+	[ -z "$prep" ] || wait "$prep"
+	prep=
 	run_part lava_server "$here/tests/lava_server_test.sh"
 	# The lab's 6.12 tree configures the fleets' way.
 	run_part config "$here/tests/config_test.sh"
