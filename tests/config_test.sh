@@ -3,12 +3,14 @@
 #
 # The kselftests' `config` fragment is enough on its own: merged the way
 # fleets merge it (scripts/kconfig/merge_config.sh, then olddefconfig) over
-# the smallest base, tinyconfig, and over x86_64's defconfig, every option
-# it sets is in the final .config. A fragment that leaves out a
-# dependency (VETH without NETDEVICES) loses the option silently there,
-# and the tests that need it SKIP on that fleet. Uses the kernel lab's
-# 6.12 git tree (tests/kernel_lab_test.sh makes it; run after it), read
-# only: the configurations go to their own O= directories.
+# the smallest base, tinyconfig, over x86_64's defconfig, and over
+# virtme-ng's base (x86_64's defconfig and vng's own options, which turn
+# IPv6 off: tests/vng_base.config, as netdev CI's `vng -b -f config`
+# builds it), every option it sets is in the final .config. A fragment
+# that leaves out a dependency (VETH without NETDEVICES) loses the option
+# silently there, and the tests that need it SKIP on that fleet. Uses the
+# kernel lab's 6.12 git tree (tests/kernel_lab_test.sh makes it; run after
+# it), read only: the configurations go to an O= directory of their own.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
@@ -24,15 +26,22 @@ if [ ! -x "$src/scripts/kconfig/merge_config.sh" ]; then
 	exit
 fi
 
-# merged BASE: our fragment over BASE in $tmp/BASE; the options lost.
+vng=$here/tests/vng_base.config
+
+# merged TARGET FRAGMENT...: make TARGET, the FRAGMENTs merged over
+# it (a later one wins), olddefconfig; prints the options of our config
+# that are not in the final .config. One O= directory for all: kconfig's
+# tools are built once.
 merged() {
-	local out=$tmp/$1 sym
+	local out=$tmp/o target=$1 sym
+	shift
 	mkdir -p "$out"
-	if ! make -s -C "$src" O="$out" ARCH=x86_64 "$1" >"$out/log" 2>&1 ||
+	rm -f "$out/.config"
+	if ! make -s -C "$src" O="$out" ARCH=x86_64 "$target" >"$out/log" 2>&1 ||
 	   ! (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$out" \
-		"$out/.config" "$here/config") >>"$out/log" 2>&1 ||
+		"$out/.config" "$@") >>"$out/log" 2>&1 ||
 	   ! make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >>"$out/log" 2>&1; then
-		echo "make $1: $(tail -n 1 "$out/log")"
+		echo "make $target: $(tail -n 1 "$out/log")"
 		return
 	fi
 	while read -r sym; do
@@ -40,12 +49,27 @@ merged() {
 	done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$here/config")
 }
 
-for base in tinyconfig x86_64_defconfig; do
-	lost=$(merged "$base")
+n=$(grep -c '^CONFIG_' "$here/config")
+for base in tinyconfig x86_64_defconfig vng; do
+	if [ "$base" = vng ]; then
+		lost=$(merged x86_64_defconfig "$vng" "$here/config")
+	else
+		lost=$(merged "$base" "$here/config")
+	fi
 	if [ -z "$lost" ]; then
-		tap_ok "config over $base: all $(grep -c '^CONFIG_' "$here/config") options in the final .config"
+		tap_ok "config over $base: all $n options in the final .config"
 	else
 		tap_not_ok "config over $base: every option in the final .config" "lost: $(echo "$lost" | tr '\n' ' ')"
 	fi
 done
+# The check over vng's base is not x86_64's defconfig again: that base
+# alone turns IPv6 off (x86_64_defconfig has it on), and our fragment
+# brings it back.
+lost=$(merged x86_64_defconfig "$vng")
+if grep -qx 'CONFIG_IPV6=y' <<< "$lost"; then
+	tap_ok "config vng_base: without our fragment it lacks $(paste -sd ' ' <<< "${lost//=y/}")"
+else
+	tap_not_ok "config vng_base: without our fragment IPv6 is off, as in vng's base" \
+		"IPv6 on, lacks only: $(paste -sd ' ' <<< "${lost//=y/}"): tests/vng_base.config is not vng's base"
+fi
 tap_done

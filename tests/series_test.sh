@@ -6,8 +6,12 @@
 # patch with the tree's own checkpatch.pl, every patch's state built on
 # its own in-tree (bisectable), the last one installed as a fleet does,
 # no companion (bench/, jansson) in it, and, when the kernel lab has
-# built its kernels, the installed collection run on the stock kernel
-# (the fastreuse bug: 12 growth tests fail) and the fixed one (none).
+# built its kernels, the series run in the lab's VM on the stock kernel
+# (the fastreuse bug: 12 growth tests fail) and the fixed one (none) the
+# way netdev CI (NIPA) runs it: each program alone, `make -C
+# tools/testing/selftests TARGETS=net/bindlab TEST_PROGS=PROG
+# TEST_GEN_PROGS="" run_tests` in the tree the last patch built, after
+# run_kselftest.sh lists the installed collection.
 #
 # The tree: BINDLAB_SERIES_TREE (a git kernel tree, its BINDLAB_SERIES_BASE
 # or tag stock or HEAD), else the kernel lab's (tag stock), else a small
@@ -359,35 +363,103 @@ lab_image()
 	[ -f "$img" ]
 }
 
+# What NIPA's run_tests needs of the tree the last patch built in place:
+# the selftests' Makefile and lib.mk, the runner, the Makefile's
+# subarch.include, and net/bindlab with its programs (not its objects).
+NIPA_PATHS=(scripts/subarch.include tools/testing/selftests/Makefile
+	tools/testing/selftests/lib.mk tools/testing/selftests/kselftest "$DEST")
+
 # The series' installed collection as vm.sh takes it: vm.sh wants every
 # program of the project's list in it, the companion's too (bind_bench,
 # ...), which the series has none of. They ride along from this
-# project's build, unused: kselftest-list.txt is the series' own.
+# project's build, unused: kselftest-list.txt is the series' own. The
+# tree for NIPA's form and make ride along too, at /kselftest/nipa in
+# the guest (initramfs.sh copies make's libraries, as any program's).
 vm_collection()
 {
-	local p
+	local p new=$tmp/vmcoll.new
 
 	[ -d "$tmp/vmcoll" ] && return 0
 	bl_programs > /dev/null 2>&1 || return 1
-	cp -a "$tmp/install" "$tmp/vmcoll" || return 1
+	rm -rf "$new"
+	cp -a "$tmp/install" "$new" || return 1
 	for p in $BL_TOOLS; do
 		[ -x "$here/$p" ] || { echo "no $p (make)"; return 1; }
-		cp "$here/$p" "$tmp/vmcoll/net/bindlab/"
+		cp "$here/$p" "$new/net/bindlab/"
+	done
+	mkdir -p "$new/nipa/bin"
+	if ! (cd "$tmp/linux" && tar -cf - --exclude='*.o' --exclude='*.a' "${NIPA_PATHS[@]}") |
+	     tar -xf - -C "$new/nipa" || ! cp "$(command -v make)" "$new/nipa/bin/make"; then
+		echo "no tree or no make for NIPA's form"
+		return 1
+	fi
+	mv "$new" "$tmp/vmcoll"
+}
+
+# The guest's command: the runner's list of the installed collection,
+# then each program alone the NIPA way, a marker line before each.
+nipa_cmd()
+{
+	cat <<EOF
+run_kselftest.sh -l
+cd /kselftest/nipa || exit 1
+PATH=/kselftest/nipa/bin:\$PATH
+for p in $KSFT; do
+	echo "bindlab-nipa: \$p"
+	make -C tools/testing/selftests TARGETS=net/bindlab TEST_PROGS=\$p TEST_GEN_PROGS="" run_tests
+done
+EOF
+}
+
+# nipa_results DIR: "PROG ok|not_ok [CASE...]" a program, from its
+# runner's line and the harness's failing cases nested under it ("# ").
+nipa_results()
+{
+	awk '/^bindlab-nipa: / { p = $2; next }
+	     p != "" && ($0 == "ok 1 selftests: net/bindlab: " p ||
+			 index($0, "not ok 1 selftests: net/bindlab: " p) == 1) {
+		v[p] = ($1 == "ok") ? "ok" : "not_ok"; next }
+	     p != "" && /^# *not ok [0-9]+ [^ ]/ {
+		sub(/^# *not ok [0-9]+ /, ""); f[p] = f[p] " " $1 }
+	     END { for (q in v) print q, v[q] f[q] }' "$1/output.log" 2> /dev/null
+}
+
+# nipa_verdicts DIR WANT: nothing when run_kselftest.sh listed the three
+# programs and each ran the NIPA way: bind_bhash_test failing WANT cases,
+# all bind_fastreuse.*.growth (not ok when WANT > 0), the others ok;
+# else what is wrong, one line each.
+nipa_verdicts()
+{
+	local p v cases n want_v line listed
+
+	listed=$(grep -cE "^net/bindlab:(${KSFT// /|})$" "$1/output.log" 2> /dev/null)
+	[ "$listed" = 3 ] || echo "run_kselftest.sh -l listed ${listed:-0}/3 programs"
+	for p in $KSFT; do
+		line=$(nipa_results "$1" | grep "^$p ")
+		if [ -z "$line" ]; then
+			echo "$p: no runner result"
+			continue
+		fi
+		read -r _ v cases <<< "$line"
+		n=$(wc -w <<< "$cases")
+		want_v=ok
+		if [ "$p" = bind_bhash_test ]; then
+			[ "$2" = 0 ] || want_v=not_ok
+			[ "$n" = "$2" ] || echo "$p: $n failing cases, want $2"
+		else
+			[ "$n" = 0 ] || echo "$p: $n failing cases, want 0"
+		fi
+		[ "$v" = "$want_v" ] || echo "$p: $v, want $want_v"
+		cases=$(tr ' ' '\n' <<< "$cases" | grep . | grep -v '^bind_fastreuse\..*\.growth$')
+		[ -z "$cases" ] || echo "$p: not growth: $(head -n 5 <<< "$cases" | paste -sd ' ')"
 	done
 }
 
-# vm_failed DIR: the failing cases of the guest's run_kselftest.sh, one a
-# line (the harness's own results, nested under "# ").
-vm_failed()
-{
-	sed -n 's/^# *not ok [0-9]* \([^ ]*\).*/\1/p' "$1/output.log" 2> /dev/null | sort -u
-}
-
-# check_vm NAME REV WANT: the collection on the lab's kernel REV; WANT is
-# how many cases fail, all of them bind_fastreuse.*.growth.
+# check_vm NAME REV WANT: the series on the lab's kernel REV; WANT is how
+# many cases of bind_bhash_test fail, all of them bind_fastreuse.*.growth.
 check_vm()
 {
-	local name=$1 rev=$2 want=$3 dir=$tmp/vm.$1 rc=0 t=$SECONDS failed n other progs why
+	local name=$1 rev=$2 want=$3 dir=$tmp/vm.$1 rc=0 t=$SECONDS why bad sum w=ok p
 
 	if ! lab_image "$rev"; then
 		tap_skip "series.vm.$name" "no lab image of $rev yet (tests/kernel_lab_test.sh builds it)"
@@ -397,18 +469,18 @@ check_vm()
 		tap_skip "series.vm.$name" "no collection for vm.sh: ${why:-kernel/lib.sh bl_programs failed}"
 		return
 	fi
-	"$here/kernel/vm.sh" -k "$img" -C "$tmp/vmcoll" -o "$dir" -T 1500 > /dev/null 2> "$dir.err" || rc=$?
-	failed=$(vm_failed "$dir")
-	n=$(grep -c . <<< "$failed")
-	other=$(grep -v '^bind_fastreuse\..*\.growth$' <<< "$failed" | grep .)
-	progs=$(grep -cE '^(not )?ok [0-9]+ selftests: net/bindlab: ' "$dir/output.log" 2> /dev/null)
-	if [ "$progs" = 3 ] && [ "$n" = "$want" ] && [ -z "$other" ]; then
-		tap_ok "series.vm.$name # $rev kernel: $n cases failed (bind_fastreuse.*.growth), vm.sh exit $rc, $((SECONDS - t)) s"
+	"$here/kernel/vm.sh" -k "$img" -C "$tmp/vmcoll" -o "$dir" -T 1500 -c "$(nipa_cmd)" \
+		> /dev/null 2> "$dir.err" || rc=$?
+	bad=$(nipa_verdicts "$dir" "$want")
+	sum=$(for p in $KSFT; do nipa_results "$dir" | grep "^$p "; done |
+		awk '{ sub(/_/, " ", $2); printf "%s%s %s", s, $1, $2; s = ", "
+		       if (NF > 2) printf " (%d failing cases)", NF - 2 }')
+	[ "$want" = 0 ] || w="not ok with $want bind_fastreuse.*.growth failures"
+	if [ -z "$bad" ]; then
+		tap_ok "series.vm.$name # $rev kernel, each program alone the NIPA way: $sum; vm.sh exit $rc, $((SECONDS - t)) s"
 	else
-		not_ok "series.vm.$name # $rev kernel: want $want bind_fastreuse.*.growth failures" \
-			"programs run: ${progs:-0}/3, failed cases: $n, vm.sh exit $rc" \
-			"${other:+not growth: $(head -n 5 <<< "$other" | tr '\n' ' ')}" \
-			"$(tail -n 3 "$dir.err" 2> /dev/null)"
+		not_ok "series.vm.$name # $rev kernel, NIPA's run_tests: want bind_bhash_test $w, the others ok" \
+			"$bad" "got: ${sum:-nothing}; vm.sh exit $rc" "$(tail -n 3 "$dir.err" 2> /dev/null)"
 	fi
 }
 
