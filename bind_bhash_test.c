@@ -238,7 +238,10 @@ TEST_F(bind_addr, model)
  * (KSFT_MACHINE_SLOW: a debug kernel under TCG binds in ~85 us, and
  * N=2000 alone took 100 of settings' 300 s there) bind 1000: on 6.18,
  * 2 runs of the 20 cases, the 12 buggy cases still grow 4.0..6.6, the
- * controls 0.8..1.01.
+ * controls 0.8..1.01. On the 6.12 debug kernels under TCG the figure no
+ * longer separates them: fixed up to 1.75 (limit/worst 1.71x), stock's
+ * buggy cases from 1.66. There a growth over the limit is XFAIL, as
+ * netdev's xfail_on_slow has it (kernel/slow-machine.md).
  */
 #define FASTREUSE_N		4000
 #define FASTREUSE_N_SLOW	1000
@@ -341,7 +344,7 @@ TEST_F(bind_fastreuse, growth)
 	uint64_t t0 = bl_now_ns();
 	struct bl_why why = { "" };
 	struct bl_bind_run run;
-	char rounds[64] = "";
+	char rounds[64] = "", msg[512] = "";
 	int r, err, above = 0;
 	double g, secs;
 
@@ -366,9 +369,14 @@ TEST_F(bind_fastreuse, growth)
 	BL_NOTE(GROWTH_NOTE, g, rounds,
 		bl_median(first, r), bl_median(last, r), spec.n, BL_GROWTH_LIMIT,
 		secs);
+	if (g > BL_GROWTH_LIMIT) {
+		snprintf(msg, sizeof(msg), GROWTH_FAIL, g, BL_GROWTH_LIMIT, r,
+			 rounds, bl_median(first, r), bl_median(last, r), spec.n);
+		/* Slow machines' noise reaches the limit: kernel/slow-machine.md. */
+		BL_XFAIL_ON_SLOW("%s", msg);
+	}
 	ASSERT_GE(BL_GROWTH_LIMIT, g)
-		TH_LOG(GROWTH_FAIL, g, BL_GROWTH_LIMIT, r, rounds, bl_median(first, r),
-		       bl_median(last, r), spec.n);
+		TH_LOG("%s", msg);
 }
 
 /* ---- bind_bhash2: the bhash2 table ---- */
