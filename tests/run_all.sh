@@ -166,7 +166,7 @@ run_part degraded "$here/tests/degraded_test.sh"
 run_part fail_closed "$here/tests/fail_closed_test.sh"
 run_part ktap "$here/tests/ktap_test.sh"
 # The kernel's raw verdicts: no declared known regressions here.
-run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE \
+run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE -u KSFT_MACHINE_SLOW \
 	make -s -C "$here" run_tests
 run_part known_bug "$here/tests/known_bug_test.sh"
 run_part compare "$here/tests/compare_test.sh"
