@@ -4,8 +4,10 @@
  * of the port's choice each, named by the rule (bl_port_rule_words,
  * lib/vocab.c) and the row's qualifiers. Included once, after the
  * fixture's FIXTURE_VARIANT(). Ranges sit at 40000, above the rows'
- * PORT and PORT_PEER; even sizes, as the kernel scans only an even
- * number of ports of a range (remaining &= ~1).
+ * PORT and PORT_PEER; even sizes but in the _odd_range rows: the kernel
+ * scans an even number of ports of a range (remaining &= ~1, since
+ * 4.6), so the top port of an odd one is never chosen, but through
+ * connect() under IP_LOCAL_PORT_RANGE, which takes every port in turn.
  *
  * inet_csk_find_open_port() (bind() to port 0): from the range of
  * inet_sk_get_local_port_range() (ip_local_port_range, narrowed by a
@@ -51,6 +53,10 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect)
 { .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
 	   .sk_lo = 40010, .sk_hi = 40013, .ok = 4, .err = EADDRNOTAVAIL } };
 
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect_odd_range)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
+	   .sk_lo = 40010, .sk_hi = 40012, .ok = 3, .err = EADDRNOTAVAIL } };
+
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_not_reserved)
 { .row = { PC(BL_P_RESERVED, V4_LO, 0, 40000, 40009, PC_BIND0),
 	   .res_lo = 40000, .res_hi = 40007, .ok = 2, .err = EADDRINUSE } };
@@ -64,6 +70,9 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts)
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts_reuseaddr)
 { .row = { PC(BL_P_EXHAUSTS, V4_LO, RA, 40000, 40009, PC_BIND0),
 	   .ok = 10, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts_odd_range)
+{ .row = { PC(BL_P_EXHAUSTS, V4_LO, 0, 40000, 40002, PC_BIND0),
+	   .ok = 2, .err = EADDRINUSE } };
 FIXTURE_VARIANT_ADD(port_choice, v6_port0_exhausts)
 { .row = { PC(BL_P_EXHAUSTS, V6_LO, 0, 40000, 40009, PC_BIND0),
 	   .ok = 10, .err = EADDRINUSE } };
@@ -126,6 +135,9 @@ FIXTURE_VARIANT_ADD(port_choice, v6_connect_even_first)
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_exhausts)
 { .row = { PC(BL_P_C_EXHAUSTS, V4_LO, 0, 40000, 40007, PC_CONNECT),
 	   .ok = 8, .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_exhausts_odd_range)
+{ .row = { PC(BL_P_C_EXHAUSTS, V4_LO, 0, 40000, 40002, PC_CONNECT),
+	   .ok = 2, .err = EADDRNOTAVAIL } };
 FIXTURE_VARIANT_ADD(port_choice, v6_connect_exhausts)
 { .row = { PC(BL_P_C_EXHAUSTS, V6_LO, 0, 40000, 40007, PC_CONNECT),
 	   .ok = 8, .err = EADDRNOTAVAIL } };
