@@ -13,6 +13,8 @@
   mutants.py about TABLE K=V...    what the table was made of (kernel,
                                    project commit)
   mutants.py rest                  the programs of stage 2
+  mutants.py summary TABLE         the score, and median and spread of
+                                   each mutant's build, boot and verdict
   mutants.py done TABLE            the ids that have a verdict
 
 Operators, as mutation testing uses them, applied textually to one line
@@ -146,7 +148,14 @@ def gen(tree, outdir):
             lines = f.readlines()
         first, last = function_lines(lines, func)
         muts = []
+        comment = False
         for i in range(first, last + 1):
+            # Lines of a block comment are no code, whatever they say.
+            inside = comment or lines[i].strip().startswith('/*')
+            if comment or '/*' in lines[i]:
+                comment = '*/' not in lines[i].split('/*')[-1]
+            if inside:
+                continue
             seen = {}
             for op, new in line_mutants(lines[i]):
                 n = seen[op] = seen.get(op, 0) + 1
@@ -262,6 +271,34 @@ def about(table, pairs):
     write_text(table, t)
 
 
+def spread(vals):
+    v = sorted(vals)
+    if not v:
+        return 'none'
+    mid = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] +
+                                             v[len(v) // 2]) / 2
+    return 'median %.1f s (%.1f..%.1f, n=%d)' % (mid, v[0], v[-1], len(v))
+
+
+def summary(table):
+    t = load(table, {'mutants': []})
+    rows = t['mutants']
+    counts = {v: sum(r['verdict'] == v for r in rows) for v in VERDICTS}
+    judged = counts['killed'] + counts['survived']
+    print('%d mutants: %s' % (len(rows), ', '.join(
+        '%s %d' % kv for kv in counts.items())))
+    if judged:
+        print('score: %d of %d killed (%.0f%%), build failures and timeouts'
+              ' apart' % (counts['killed'], judged,
+                          100.0 * counts['killed'] / judged))
+    built = [r for r in rows if r['verdict'] != 'build-failed']
+    for k in ('build_s', 'boot_s', 'verdict_s'):
+        print('%s: %s' % (k, spread([r[k] for r in built if k in r])))
+    cyc = [r['build_s'] + r['boot_s'] + r['verdict_s'] for r in built
+           if r.get('stages') == 1 and 'build_s' in r]
+    print('cycle (stage 1 only): %s' % spread(cyc))
+
+
 def main(argv):
     if len(argv) < 2:
         die('usage: mutants.py gen|reach|record|done|about ...')
@@ -277,6 +314,8 @@ def main(argv):
         record(args[0], args[1], args[2], args[3:])
     elif cmd == 'about' and len(args) >= 2:
         about(args[0], args[1:])
+    elif cmd == 'summary' and len(args) == 1:
+        summary(args[0])
     elif cmd == 'done' and len(args) == 1:
         for r in load(args[0], {'mutants': []})['mutants']:
             print(r['id'])

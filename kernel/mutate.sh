@@ -168,6 +168,10 @@ run_stage()
 		END { p = (e > s ? e - s : 0); printf "%.1f %.1f\n", p, t1 - t0 - p }' \
 		"$dir/times" 2> /dev/null || echo "0 0")
 	killed_by=$(failures "$dir")
+	# Each program's guest seconds: where the verdict's time goes.
+	programs+=$(awk '$1 == "start" { t = $2; next }
+		{ printf "%s%s %.1f", sep, substr($0, index($0, $4)), $3 - t; t = $3; sep = "; " }' \
+		"$dir/times" 2> /dev/null || true)
 }
 
 # One mutant: prints its verdict line and records it in the table.
@@ -175,6 +179,8 @@ run_mutant()
 {
 	local id=$1 t0 image build_s=0 verdict killed='' rc
 	local s1=0 s2=0 b1=0 b2=0 stage=1
+
+	programs=''
 
 	reset_tree
 	git -C "$tree" apply "$gen/patches/$id.patch"
@@ -193,6 +199,7 @@ run_mutant()
 	s1=$stage_s b1=$boot_s killed=$killed_by
 	if [ -z "$killed" ] && [ "$vm_rc" -le 1 ]; then
 		stage=2
+		programs+='; '
 		run_stage "$id" 2 "$image"
 		s2=$stage_s b2=$boot_s killed=$killed_by
 	fi
@@ -217,7 +224,7 @@ record()
 
 	mutants record "$table" "$manifest" "$id" "verdict=$verdict" \
 		"killed_by=$killed" "build_s=$build_s" "boot_s=$boot_s" \
-		"verdict_s=$verdict_s" "stages=$stage"
+		"verdict_s=$verdict_s" "stages=$stage" "programs=${programs:-}"
 	echo "$id: $verdict${killed:+ by $killed} (build ${build_s} s, boot ${boot_s} s, programs ${verdict_s} s)"
 }
 
