@@ -31,7 +31,8 @@ options:
   -m, --mutant ID       only this mutant (repeatable; a done one runs again)
   -n, --max N           at most N mutants this run (default: all)
   -b, --budget SEC      start no mutant after SEC seconds (default: none)
-  -T, --timeout SEC     each VM's timeout (default 900)
+  -T, --timeout SEC     the timeout of a VM of the whole collection (default
+                        900); a first stage's VM gets at most 240 s
   -a, --accel MODE      auto, kvm or tcg (vm.sh's --accel)
   -C, --collection DIR  installed collection (default kernel/collection.sh's)
   -h, --help            this text
@@ -149,19 +150,21 @@ failures()
 # seconds), boot_s (the rest of the VM's wall time) and killed_by.
 run_stage()
 {
-	local id=$1 stage=$2 image=$3 dir script t0
+	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout
 
 	dir=$BINDLAB_CACHE/mutate/runs/$id/s$stage
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if [ "$stage" = 1 ]; then
+		# Boot and the first programs take under a minute (README).
+		[ "$limit" -le 240 ] || limit=240
 		script=$(mutants reach "$id" "$manifest" | guest_script 1)
 	else
 		script=$(mutants rest | guest_script 2)
 	fi
 	t0=$(date +%s.%N)
 	vm_rc=0
-	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$timeout" -o "$dir" \
+	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
 		-c "$script" > "$dir/vm.out" 2> "$dir/vm.err" || vm_rc=$?
 	read -r stage_s boot_s < <(awk -v t0="$t0" -v t1="$(date +%s.%N)" '
 		$1 == "start" { s = $2; next } { e = $3 }
