@@ -166,10 +166,12 @@ run_stage()
 	vm_rc=0
 	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
 		-c "$script" > "$dir/vm.out" 2> "$dir/vm.err" || vm_rc=$?
+	# No times: the guest died before its first program; all of it was boot.
+	[ -f "$dir/times" ] || : > "$dir/times"
 	read -r stage_s boot_s < <(awk -v t0="$t0" -v t1="$(date +%s.%N)" '
 		$1 == "start" { s = $2; next } { e = $3 }
 		END { p = (e > s ? e - s : 0); printf "%.1f %.1f\n", p, t1 - t0 - p }' \
-		"$dir/times" 2> /dev/null || echo "0 0")
+		"$dir/times")
 	killed_by=$(failures "$dir")
 	# Each program's guest seconds: where the verdict's time goes.
 	programs+=$(awk '$1 == "start" { t = $2; next }
