@@ -37,7 +37,7 @@ LIB_HDRS := $(wildcard $(here)/lib/*.h)
 
 # Headers private to one test, beside it.
 bind_bhash_test_HDRS := bhash_sockets.h bhash_model.h bhash_conflict_rows.h
-bind_bhash_test_HDRS += bhash_addr_rows.h
+bind_bhash_test_HDRS += bhash_addr_rows.h bhash_ports.h bhash_port_rows.h
 bind_model_test_HDRS := model_judge.h model_sequences.h model_upstream.h
 tw_reuse_loopback_HDRS := tw_topology.h tw_reuse_rows.h
 

@@ -13,6 +13,10 @@
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
  *                  (Joanne Koong) made it.
+ *  port_choice     how bind() to port 0 and connect() choose a port: the
+ *                  range, reserved ports, parity and halves scanned
+ *                  first, exhaustion, the sysctls and options that steer
+ *                  it (bhash_ports.h).
  *
  * Expected results are those of Linux 6.18, confirmed there row by row.
  * Early bhash2 kernels (6.1 and the releases before the bind() fixes for
@@ -25,6 +29,7 @@
  * this program's KTAP: BINDLAB_XFAIL, see the README).
  */
 #include "bhash_model.h"
+#include "bhash_ports.h"
 
 /* ---- bind_conflict: one row, one fact ---- */
 
@@ -565,5 +570,72 @@ TEST_F(bind_bhash2, crowded_port)
 		TH_LOG(BHASH2_FAIL, o, self->crowd.n, f, c.p50 / 1e3, ratio,
 		       e.p50 / 1e3, BHASH2_RATIO_LIMIT, BHASH2_BINDS);
 }
+
+/* ---- port_choice: how a port is chosen when none is given ---- */
+
+FIXTURE(port_choice)
+{
+	int lfd[2];
+};
+
+FIXTURE_VARIANT(port_choice)
+{
+	struct pc_row row;
+};
+
+FIXTURE_SETUP(port_choice)
+{
+}
+
+FIXTURE_TEARDOWN(port_choice)
+{
+}
+
+/*
+ * The row's sysctls, its listeners and holder, then its sockets one
+ * after another: the first row.ok get a port, one more (when row.err)
+ * gets that errno; then the ports are checked (pc_check()).
+ */
+TEST_F(port_choice, choose)
+{
+	const struct pc_row *r = &variant->row;
+	const char *rule = bl_port_rule_words[r->rule];
+	struct sk_spec sk[2] = { r->sk, { .addr = r->sk.addr } };
+	struct sockaddr_storage dest[ARRAY_SIZE(self->lfd)];
+	int port[PC_MAX_OPS], n, i, got, want;
+	char what[32];
+
+	ASSERT_GE(PC_MAX_OPS, r->ok);
+	ASSERT_GE(ARRAY_SIZE(self->lfd), (size_t)r->ndest);
+	if (r->pre == PC_PRE_DEV_OTHER)
+		sk[1].dev = DEV_OTHER;
+	if (!rows_ready(_metadata, sk, ARRAY_SIZE(sk)))
+		return;
+	pc_sysctls(_metadata, r);
+	n = pc_listeners(_metadata, r, dest, self->lfd);
+	pc_pre(_metadata, r, dest, self->lfd[0]);
+
+	for (i = 0; i < r->ok + !!r->err; i++) {
+		got = pc_get(_metadata, r, &dest[i % n], NULL);
+		want = i < r->ok ? 0 : r->err;
+		if (got > 0 && !want) {
+			port[i] = got;
+			continue;
+		}
+		if (got < 0 && -got == want)
+			break;
+		if (got >= 0)
+			snprintf(what, sizeof(what), "port %d", got);
+		/* -1: a port where an errno was due, or port 0 */
+		EXPECT_EQ(want, got < 0 ? -got : -1)
+			TH_LOG("%s: socket %d of %d: %s, expected %s", rule,
+			       i + 1, r->ok, got < 0 ? bl_errname(-got) : what,
+			       want ? bl_errname(want) : "a port");
+		break;
+	}
+	pc_check(_metadata, r, port, i < r->ok ? i : r->ok);
+}
+
+#include "bhash_port_rows.h"
 
 TEST_HARNESS_MAIN

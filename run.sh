@@ -18,7 +18,7 @@ usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh cases                       the benchmark cases (./cases)
        ./run.sh import-lava [--names FILE] OUT.json LAVA...   LAVA results into a run file
        ./run.sh ktap [--xfail-from-env] FILE...   judge any kselftest KTAP output
-       ./run.sh kernel-build|vm|ab|bisect|lava|lava-server ARGS...   kernel lab (see each --help)
+       ./run.sh kernel-build|vm|ab|bisect|lava|lava-server|mutate ARGS...   kernel lab (see each --help)
        ./run.sh --help
 Options go before or after the files (GNU order); compare's "--" separates
 the sides.
@@ -552,7 +552,7 @@ cmd_kernel() {
 	# The VM takes the programs from the repo: build them first. Not for
 	# bisect, whose exit codes git reads (a missing build aborts in vm.sh).
 	case $1 in
-	vm | ab) build build ;;
+	vm | ab | mutate) build build ;;
 	esac
 	shift
 	exec "$script" "$@"
@@ -572,6 +572,7 @@ ab) shift; cmd_kernel ab "$@" ;;
 bisect) shift; cmd_kernel bisect "$@" ;;
 lava) shift; cmd_kernel lava "$@" ;;
 lava-server) shift; cmd_kernel lava-server "$@" ;;
+mutate) shift; cmd_kernel mutate "$@" ;;
 "" | --*) cmd_main "$@" ;;
 *) die_usage "unknown subcommand '$1' (see ./run.sh --help)" ;;
 esac

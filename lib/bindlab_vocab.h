@@ -100,4 +100,31 @@ enum bm_rule {
 
 extern const char * const bl_rule_words[BM_NR_RULES];
 
+/*
+ * How the kernel chooses a port when none is given: bind() to port 0
+ * (inet_csk_find_open_port()) and connect() of an unbound socket
+ * (__inet_hash_connect()). The rows of port_choice (bhash_port_rows.h)
+ * are named after them.
+ */
+enum bl_port_rule {
+	BL_P_RANGE,		/* from net.ipv4.ip_local_port_range */
+	BL_P_SOCK_RANGE,	/* IP_LOCAL_PORT_RANGE narrows it, inside it */
+	BL_P_RESERVED,		/* never one of ip_local_reserved_ports */
+	BL_P_EXHAUSTS,		/* EADDRINUSE once every port of it is held */
+	BL_P_ODD_FIRST,		/* bind(0): offsets from the low end odd first */
+	BL_P_LOW_HALF,		/* SO_REUSEADDR: the lower half first */
+	BL_P_NARROW_WHOLE,	/* a range under 4 ports is not halved */
+	BL_P_AUTOBIND_REUSE,	/* ip_autobind_reuse shares SO_REUSEADDR ports */
+	BL_P_BOUND_DEV,		/* other bound devices do not hold the port */
+	BL_P_C_EVEN_FIRST,	/* connect(): even offsets first */
+	BL_P_C_EXHAUSTS,	/* EADDRNOTAVAIL once each port has the 4-tuple */
+	BL_P_C_SKIPS_BOUND,	/* connect() never takes a port bind() holds */
+	BL_P_C_SHARES,		/* a port shared by other 4-tuples */
+	BL_P_C_NO_PORT,		/* IP_BIND_ADDRESS_NO_PORT: chosen at connect() */
+	BL_P_C_TW_REUSE,	/* tcp_tw_reuse: a TIME_WAIT's port taken over */
+	BL_NR_PORT_RULES
+};
+
+extern const char * const bl_port_rule_words[BL_NR_PORT_RULES];
+
 #endif /* BINDLAB_VOCAB_H */

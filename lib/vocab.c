@@ -60,3 +60,21 @@ const char * const bl_rule_words[BM_NR_RULES] = {
 	[BM_R_V6_DEV_ADDR] = "v6_addr_on_dev",
 	[BM_R_PORT0] = "port0_strict",
 };
+
+const char * const bl_port_rule_words[BL_NR_PORT_RULES] = {
+	[BL_P_RANGE] = "port0_in_range",
+	[BL_P_SOCK_RANGE] = "port0_sock_range",
+	[BL_P_RESERVED] = "port0_not_reserved",
+	[BL_P_EXHAUSTS] = "port0_exhausts",
+	[BL_P_ODD_FIRST] = "port0_odd_first",
+	[BL_P_LOW_HALF] = "port0_reuseaddr_low_half",
+	[BL_P_NARROW_WHOLE] = "port0_narrow_whole",
+	[BL_P_AUTOBIND_REUSE] = "port0_autobind_reuse",
+	[BL_P_BOUND_DEV] = "port0_bound_dev",
+	[BL_P_C_EVEN_FIRST] = "connect_even_first",
+	[BL_P_C_EXHAUSTS] = "connect_exhausts",
+	[BL_P_C_SKIPS_BOUND] = "connect_skips_bound",
+	[BL_P_C_SHARES] = "connect_shares_port",
+	[BL_P_C_NO_PORT] = "connect_bind_no_port",
+	[BL_P_C_TW_REUSE] = "connect_tw_reuse",
+};

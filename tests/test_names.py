@@ -44,6 +44,7 @@ STATE = alt(vocab('bl_state_words'))
 VALUE = alt(vocab('bl_reuse_words', 0) + ['lo', 'other'])
 CASE_REUSE = alt(w for w in vocab('bl_reuse_words', 1) if w != 'plain')
 RULE = alt(vocab('bl_rule_words'))
+PORT_RULE = alt(vocab('bl_port_rule_words'))
 SIDE_FACT = r'(?:uid|port0)_[abc]'
 GROUP = r'(?:dev|first|guard)'
 
@@ -55,6 +56,8 @@ VARIANTS = {
     'bind_addr': ADDR + '__' + ADDR,
     'bind_fastreuse': r'(?:v4|v6)_%s_(?:same|alternate)(?:_port0)?' % CASE_REUSE,
     'bind_bhash2': r'(?:v4|v6)',
+    # [FAMILY_]PORT_RULE[_QUALIFIER...]
+    'port_choice': r'(?:%s_)?%s(?:_%s)*' % (FAMILY, PORT_RULE, WORD),
     'tw_reuse': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
     'tw_bind': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
     'tw_sysctl': r'(?:reuse|delay)_(?:minus_)?[0-9]+',

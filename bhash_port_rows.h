@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The rows of port_choice (bind_bhash_test.c, bhash_ports.h), one rule
+ * of the port's choice each, named by the rule (bl_port_rule_words,
+ * lib/vocab.c) and the row's qualifiers. Included once, after the
+ * fixture's FIXTURE_VARIANT(). Ranges sit at 40000, above the rows'
+ * PORT and PORT_PEER; even sizes but in the _odd_range rows: the kernel
+ * scans an even number of ports of a range (remaining &= ~1, since
+ * 4.6), so the top port of an odd one is never chosen, but through
+ * connect() under IP_LOCAL_PORT_RANGE, which takes every port in turn.
+ *
+ * inet_csk_find_open_port() (bind() to port 0): from the range of
+ * inet_sk_get_local_port_range() (ip_local_port_range, narrowed by a
+ * socket's IP_LOCAL_PORT_RANGE inside it), skipping
+ * ip_local_reserved_ports; odd offsets from the low end first (connect()
+ * takes even ones first); with SO_REUSEADDR (SK_CAN_REUSE) the lower
+ * half first, (size / 4) * 2 ports, unless the range is under 4 ports;
+ * a port is taken only with no conflict at all (relax false), then,
+ * with ip_autobind_reuse, once more sharing SO_REUSEADDR owners (relax
+ * true); else EADDRINUSE. A bucket is per device only through an L3
+ * master (VRF, not in the lab's config); SO_BINDTODEVICE still matters
+ * through the conflict check (inet_bind_conflict()).
+ *
+ * __inet_hash_connect() (connect() without a port, or after a bind()
+ * with IP_BIND_ADDRESS_NO_PORT): the same range and reserved ports,
+ * even offsets first (every offset in turn under IP_LOCAL_PORT_RANGE);
+ * a port a bind() holds is never taken (fastreuse >= 0); one connect()
+ * holds is shared by other 4-tuples (__inet_check_established()), and
+ * a TIME_WAIT's 4-tuple is taken over only as tcp_tw_reuse allows
+ * (tcp_twsk_unique()); else EADDRNOTAVAIL.
+ */
+#define PC_DEV(rule_, addr_, opts_, dev_, lo_, hi_, op_)		\
+	.rule = (rule_),						\
+	.sk = { .addr = (addr_), .opts = (opts_), .dev = (dev_) },	\
+	.lo = (lo_), .hi = (hi_), .op = (op_)
+#define PC(rule_, addr_, opts_, lo_, hi_, op_)				\
+	PC_DEV(rule_, addr_, opts_, DEV_NONE, lo_, hi_, op_)
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_in_range)
+{ .row = { PC(BL_P_RANGE, V4_LO, 0, 40000, 40999, PC_BIND0), .ok = 16 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_port0_in_range)
+{ .row = { PC(BL_P_RANGE, V6_LO, 0, 40000, 40999, PC_BIND0), .ok = 16 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_in_range_connect)
+{ .row = { PC(BL_P_RANGE, V4_LO, 0, 40000, 40999, PC_CONNECT), .ok = 16 } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_BIND0),
+	   .sk_lo = 40010, .sk_hi = 40013, .ok = 4, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_outside)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40003, PC_BIND0),
+	   .sk_lo = 50000, .sk_hi = 50003, .ok = 4, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
+	   .sk_lo = 40010, .sk_hi = 40013, .ok = 4, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect_odd_range)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
+	   .sk_lo = 40010, .sk_hi = 40012, .ok = 3, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_not_reserved)
+{ .row = { PC(BL_P_RESERVED, V4_LO, 0, 40000, 40009, PC_BIND0),
+	   .res_lo = 40000, .res_hi = 40007, .ok = 2, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_not_reserved_connect)
+{ .row = { PC(BL_P_RESERVED, V4_LO, 0, 40000, 40009, PC_CONNECT),
+	   .res_lo = 40000, .res_hi = 40007, .ok = 2, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts)
+{ .row = { PC(BL_P_EXHAUSTS, V4_LO, 0, 40000, 40009, PC_BIND0),
+	   .ok = 10, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts_reuseaddr)
+{ .row = { PC(BL_P_EXHAUSTS, V4_LO, RA, 40000, 40009, PC_BIND0),
+	   .ok = 10, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_exhausts_odd_range)
+{ .row = { PC(BL_P_EXHAUSTS, V4_LO, 0, 40000, 40002, PC_BIND0),
+	   .ok = 2, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v6_port0_exhausts)
+{ .row = { PC(BL_P_EXHAUSTS, V6_LO, 0, 40000, 40009, PC_BIND0),
+	   .ok = 10, .err = EADDRINUSE } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_odd_first)
+{ .row = { PC(BL_P_ODD_FIRST, V4_LO, 0, 40000, 40007, PC_BIND0),
+	   .ok = 4, .pref = PC_ODD, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_odd_first_odd_low)
+{ .row = { PC(BL_P_ODD_FIRST, V4_LO, 0, 40001, 40008, PC_BIND0),
+	   .ok = 4, .pref = PC_ODD, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_port0_odd_first)
+{ .row = { PC(BL_P_ODD_FIRST, V6_LO, 0, 40000, 40007, PC_BIND0),
+	   .ok = 4, .pref = PC_ODD, .pref_n = 4 } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_reuseaddr_low_half)
+{ .row = { PC(BL_P_LOW_HALF, V4_LO, RA, 40000, 40007, PC_BIND0),
+	   .ok = 8, .err = EADDRINUSE, .pref = PC_LOW_HALF, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_reuseaddr_low_half_range4)
+{ .row = { PC(BL_P_LOW_HALF, V4_LO, RA, 40000, 40003, PC_BIND0),
+	   .ok = 2, .pref = PC_LOW_HALF, .pref_n = 2 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_port0_reuseaddr_low_half)
+{ .row = { PC(BL_P_LOW_HALF, V6_LO, RA, 40000, 40007, PC_BIND0),
+	   .ok = 4, .pref = PC_LOW_HALF, .pref_n = 4 } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_narrow_whole)
+{ .row = { PC(BL_P_NARROW_WHOLE, V4_LO, RA, 40000, 40001, PC_BIND0),
+	   .ok = 2, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_narrow_whole_one)
+{ .row = { PC(BL_P_NARROW_WHOLE, V4_LO, RA, 40000, 40000, PC_BIND0),
+	   .ok = 1, .err = EADDRINUSE } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse)
+{ .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, RA, 40000, 40003, PC_BIND0),
+	   .autobind_reuse = 1, .ok = 6 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse_off)
+{ .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, RA, 40000, 40003, PC_BIND0),
+	   .ok = 4, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse_plain)
+{ .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, 0, 40000, 40003, PC_BIND0),
+	   .autobind_reuse = 1, .ok = 4, .err = EADDRINUSE } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_bound_dev)
+{ .row = { PC_DEV(BL_P_BOUND_DEV, V4_LO, 0, DEV_LO, 40000, 40000, PC_BIND0),
+	   .pre = PC_PRE_DEV_OTHER, .ok = 1,
+	   .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_bound_dev_none)
+{ .row = { PC(BL_P_BOUND_DEV, V4_LO, 0, 40000, 40000, PC_BIND0),
+	   .pre = PC_PRE_DEV_OTHER, .err = EADDRINUSE } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_even_first)
+{ .row = { PC(BL_P_C_EVEN_FIRST, V4_LO, 0, 40000, 40007, PC_CONNECT),
+	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_even_first_odd_low)
+{ .row = { PC(BL_P_C_EVEN_FIRST, V4_LO, 0, 40001, 40008, PC_CONNECT),
+	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_connect_even_first)
+{ .row = { PC(BL_P_C_EVEN_FIRST, V6_LO, 0, 40000, 40007, PC_CONNECT),
+	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_exhausts)
+{ .row = { PC(BL_P_C_EXHAUSTS, V4_LO, 0, 40000, 40007, PC_CONNECT),
+	   .ok = 8, .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_exhausts_odd_range)
+{ .row = { PC(BL_P_C_EXHAUSTS, V4_LO, 0, 40000, 40002, PC_CONNECT),
+	   .ok = 2, .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_connect_exhausts)
+{ .row = { PC(BL_P_C_EXHAUSTS, V6_LO, 0, 40000, 40007, PC_CONNECT),
+	   .ok = 8, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40001, PC_CONNECT),
+	   .pre = PC_PRE_BOUND, .ok = 1, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_shares_port)
+{ .row = { PC(BL_P_C_SHARES, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .ndest = 2, .ok = 2, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port)
+{ .row = { PC(BL_P_C_NO_PORT, V4_LO, 0, 40000, 40007, PC_NO_PORT),
+	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port_shares)
+{ .row = { PC(BL_P_C_NO_PORT, V4_LO, 0, 40000, 40000, PC_NO_PORT),
+	   .ndest = 2, .ok = 2, .err = EADDRNOTAVAIL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_off)
+{ .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .tw_reuse = 0, .pre = PC_PRE_TW, .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on)
+{ .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .tw_reuse = 1, .pre = PC_PRE_TW, .ok = 1, .err = EADDRNOTAVAIL } };

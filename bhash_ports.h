@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * port_choice (bind_bhash_test.c): how the kernel chooses a port when
+ * none is given, bind() to port 0 (inet_csk_find_open_port()) and
+ * connect() of an unbound socket (__inet_hash_connect()). A row sets the
+ * sysctls that steer the choice in its namespace, makes its sockets one
+ * after another and checks properties of the ports they got that hold
+ * on every correct kernel (in the range, never reserved, the parity or
+ * half scanned first, how many ports until exhaustion), never a port
+ * number: the kernel starts its scan at a random offset. The rows are
+ * in bhash_port_rows.h. Included by bind_bhash_test.c only.
+ */
+#ifndef BHASH_PORTS_H
+#define BHASH_PORTS_H
+
+#include "bhash_sockets.h"
+
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT	24
+#endif
+#ifndef IP_LOCAL_PORT_RANGE
+#define IP_LOCAL_PORT_RANGE	51
+#endif
+
+#define PC_MAX_OPS		24
+#define PC_BACKLOG		64
+#define PC_CONNECT_MS		2000
+/* tcp_twsk_unique(): 6.12 wants the next second, 6.13+ tcp_tw_reuse_delay (1 s). */
+#define PC_TW_REUSE_WAIT_MS	1100
+#define SYSCTL_RESERVED		"net/ipv4/ip_local_reserved_ports"
+#define SYSCTL_AUTOBIND_REUSE	"net/ipv4/ip_autobind_reuse"
+
+/* What each socket of the row does to get its port. */
+enum pc_op {
+	PC_BIND0,	/* bind() to port 0 */
+	PC_CONNECT,	/* connect() without bind() */
+	PC_NO_PORT,	/* bind() to port 0 with IP_BIND_ADDRESS_NO_PORT, connect() */
+};
+
+/* The ports scanned first: of the first pref_n ports got, each is... */
+enum pc_pref {
+	PC_ANY,
+	PC_ODD,		/* an odd offset from the range's low end */
+	PC_EVEN,	/* an even one */
+	PC_LOW_HALF,	/* below low + (size / 4) * 2 */
+};
+
+/* What holds the range's low end before the row's sockets come. */
+enum pc_pre {
+	PC_PRE_NONE,
+	PC_PRE_BOUND,		/* bind() to it, SO_REUSEADDR */
+	PC_PRE_DEV_OTHER,	/* bind() to it, bound to OTHER_LINK */
+	PC_PRE_TW,		/* a connection to the first listener, in TIME_WAIT */
+};
+
+struct pc_row {
+	enum bl_port_rule rule;	/* the kernel's rule the row checks */
+	struct sk_spec sk;	/* the row's sockets: address, options, device */
+	int lo, hi;		/* net.ipv4.ip_local_port_range */
+	int res_lo, res_hi;	/* ip_local_reserved_ports, 0: none */
+	int sk_lo, sk_hi;	/* IP_LOCAL_PORT_RANGE, 0: not set */
+	int autobind_reuse;	/* net.ipv4.ip_autobind_reuse */
+	int tw_reuse;		/* net.ipv4.tcp_tw_reuse, of PC_PRE_TW rows */
+	enum pc_op op;
+	enum pc_pre pre;
+	int ndest;		/* connect(): listeners taken in turn (0: 1) */
+	int ok;			/* sockets that get a port */
+	int err;		/* errno of one more, 0: none is tried */
+	enum pc_pref pref;
+	int pref_n;
+};
+
+/* The range the kernel scans: inet_sk_get_local_port_range(). */
+static void pc_range(const struct pc_row *r, int *lo, int *hi)
+{
+	*lo = r->lo;
+	*hi = r->hi;
+	if (!r->sk_lo)
+		return;
+	/* Each end of the socket's range counts only inside the netns one. */
+	if (r->lo <= r->sk_lo && r->sk_lo <= r->hi)
+		*lo = r->sk_lo;
+	if (r->lo <= r->sk_hi && r->sk_hi <= r->hi)
+		*hi = r->sk_hi;
+}
+
+static void pc_sysctls(struct __test_metadata *_metadata, const struct pc_row *r)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d %d", r->lo, r->hi);
+	ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, buf));
+	if (r->res_lo) {
+		snprintf(buf, sizeof(buf), "%d-%d", r->res_lo, r->res_hi);
+		ASSERT_EQ(0, bl_sysctl_write(SYSCTL_RESERVED, buf));
+	}
+	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_AUTOBIND_REUSE, r->autobind_reuse));
+	if (r->pre == PC_PRE_TW)
+		ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, r->tw_reuse));
+}
+
+/* A socket of the row, with its IP_LOCAL_PORT_RANGE. */
+static int pc_open(struct __test_metadata *_metadata, const struct pc_row *r)
+{
+	uint32_t range = (uint32_t)r->sk_hi << 16 | r->sk_lo;
+	int fd = sk_open(_metadata, &r->sk);
+
+	if (r->sk_lo)
+		ASSERT_EQ(0, setsockopt(fd, SOL_IP, IP_LOCAL_PORT_RANGE, &range,
+					sizeof(range)))
+			TH_LOG("IP_LOCAL_PORT_RANGE: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * One socket gets its port as the row says: the port, or -errno. The
+ * socket stays open (the harness's fork closes it), holding the port;
+ * *fdp returns it when fdp is not NULL.
+ */
+static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
+		  const struct sockaddr_storage *dest, int *fdp)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd = pc_open(_metadata, r), err;
+
+	if (fdp)
+		*fdp = fd;
+	if (r->op != PC_CONNECT) {
+		if (r->op == PC_NO_PORT)
+			ASSERT_EQ(0, setopt(fd, SOL_IP, IP_BIND_ADDRESS_NO_PORT));
+		len = bl_sockaddr_parse(r->sk.addr, 0, &ss);
+		ASSERT_NE(0U, len);
+		if (bind(fd, (struct sockaddr *)&ss, len))
+			return -errno;
+		if (r->op == PC_BIND0)
+			return bl_sock_port(fd);
+		/* The port is not taken at bind() but at connect(). */
+		ASSERT_EQ(0, bl_sock_port(fd))
+			TH_LOG("IP_BIND_ADDRESS_NO_PORT: bind() took a port");
+	}
+	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	return err ? err : bl_sock_port(fd);
+}
+
+/* The listeners connect() goes to, outside the range (PORT_PEER...). */
+static int pc_listeners(struct __test_metadata *_metadata, const struct pc_row *r,
+			struct sockaddr_storage *dest, int *lfd)
+{
+	int n = r->ndest ? r->ndest : 1, i;
+	socklen_t len;
+
+	for (i = 0; i < n && r->op != PC_BIND0; i++) {
+		lfd[i] = listener(_metadata, r->sk.addr, PORT_PEER + i);
+		ASSERT_EQ(0, listen(lfd[i], PC_BACKLOG));
+		len = sizeof(dest[i]);
+		ASSERT_EQ(0, getsockname(lfd[i], (struct sockaddr *)&dest[i], &len));
+	}
+	return n;
+}
+
+/* What holds the low end of the range first (enum pc_pre). */
+static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
+		   const struct sockaddr_storage *dest, int lfd)
+{
+	struct sk_spec s = r->sk;
+	int fd, err, port;
+
+	switch (r->pre) {
+	case PC_PRE_BOUND:
+		s.opts = RA;
+		sk_bound(_metadata, "holder", &s, r->lo);
+		return;
+	case PC_PRE_DEV_OTHER:
+		s.opts = 0;
+		s.dev = DEV_OTHER;
+		sk_bound(_metadata, "holder", &s, r->lo);
+		return;
+	case PC_PRE_TW:
+		bl_tcp_ts_clock_wait();
+		port = pc_get(_metadata, r, dest, &fd);
+		ASSERT_EQ(r->lo, port)
+			TH_LOG("the holder's connect(): %s", bl_errname(-port));
+		err = bl_tcp_time_wait(fd, lfd, TW_WAIT_MS);
+		ASSERT_EQ(0, err) TH_LOG("closing the holder: %s", strerror(-err));
+		err = bl_tcp_wait(TCP_TIME_WAIT, r->lo, 1, TW_WAIT_MS);
+		ASSERT_EQ(0, err) TH_LOG("no TIME_WAIT on port %d", r->lo);
+		/* Old enough to be reused where tcp_tw_reuse allows it. */
+		if (r->tw_reuse > 0)
+			usleep(PC_TW_REUSE_WAIT_MS * 1000);
+		return;
+	case PC_PRE_NONE:
+	default:
+		return;
+	}
+}
+
+static bool pc_preferred(enum pc_pref pref, int port, int lo, int half)
+{
+	switch (pref) {
+	case PC_ODD:
+		return (port - lo) & 1;
+	case PC_EVEN:
+		return !((port - lo) & 1);
+	case PC_LOW_HALF:
+		return port < half;
+	case PC_ANY:
+	default:
+		return true;
+	}
+}
+
+static const char * const pc_pref_words[] = {
+	[PC_ANY] = "any port", [PC_ODD] = "an odd offset from the low end",
+	[PC_EVEN] = "an even offset from the low end",
+	[PC_LOW_HALF] = "the lower half",
+};
+
+/*
+ * The properties of the ports got, in order: in the range, not reserved,
+ * the first ones where the kernel scans first, none twice while the
+ * range still has a free port (only ip_autobind_reuse and other 4-tuples
+ * share one, and only once every port is held), never the port a bind()
+ * holds.
+ */
+static void pc_check(struct __test_metadata *_metadata, const struct pc_row *r,
+		     const int *port, int n)
+{
+	const char *rule = bl_port_rule_words[r->rule];
+	int lo, hi, half, i, j;
+
+	pc_range(r, &lo, &hi);
+	half = lo + (((hi + 1 - lo) >> 2) << 1);
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(port[i] >= lo && port[i] <= hi)
+			TH_LOG("%s: socket %d got port %d, outside %d-%d",
+			       rule, i + 1, port[i], lo, hi);
+		EXPECT_FALSE(r->res_lo && port[i] >= r->res_lo && port[i] <= r->res_hi)
+			TH_LOG("%s: socket %d got port %d, reserved (%d-%d)",
+			       rule, i + 1, port[i], r->res_lo, r->res_hi);
+		EXPECT_FALSE(r->pre == PC_PRE_BOUND && port[i] == r->lo)
+			TH_LOG("%s: socket %d got port %d, which a bind() holds",
+			       rule, i + 1, port[i]);
+		EXPECT_TRUE(i >= r->pref_n || pc_preferred(r->pref, port[i], lo, half))
+			TH_LOG("%s: socket %d got port %d, expected %s of %d-%d first",
+			       rule, i + 1, port[i], pc_pref_words[r->pref], lo, hi);
+		for (j = 0; j < i && i <= hi - lo; j++)
+			EXPECT_NE(port[j], port[i])
+				TH_LOG("%s: sockets %d and %d both got port %d while %d-%d had a free one",
+				       rule, j + 1, i + 1, port[i], lo, hi);
+	}
+}
+
+#endif /* BHASH_PORTS_H */

@@ -1,0 +1,263 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Mutation testing of the kernel's bind path: each mutant of
+# kernel/mutants.py is one line changed in a kernel tree, built
+# incrementally, booted, and run against the programs its function can
+# reach first, then, when those pass, the rest of the collection. The
+# verdicts go to one table, resumable.
+
+set -eEuo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+trap 'bl_log "error: unexpected failure at line $LINENO"; exit 3' ERR
+
+usage()
+{
+	cat <<EOF
+usage: $BL_PROG -t TREE [options]
+  Generate the mutants of the bind path's functions in TREE (a detached git
+  worktree of the lab's fixed 6.12 tree, which this script resets file by
+  file: never a tree you edit), then for each mutant not yet in the table:
+  apply it, build (kernel/build.sh, one O= directory, ccache), boot it
+  (kernel/vm.sh) and run the programs its function reaches first; the rest
+  of the collection only when those pass. Verdict: killed (by which
+  tests), survived, build-failed or timed-out.
+options:
+  -t, --tree DIR        the kernel tree to mutate (required)
+  -o, --out DIR         build directory (default \$BINDLAB_CACHE/build/mutate)
+  -r, --results FILE    the table, JSON (default results/mutate/table.json;
+                        its text table beside it, .txt)
+  -m, --mutant ID       only this mutant (repeatable; a done one runs again)
+  -n, --max N           at most N mutants this run (default: all)
+  -b, --budget SEC      start no mutant after SEC seconds (default: none)
+  -T, --timeout SEC     the timeout of a VM of the whole collection (default
+                        900); a first stage's VM gets at most 240 s
+  -a, --accel MODE      auto, kvm or tcg (vm.sh's --accel)
+  -C, --collection DIR  installed collection (default kernel/collection.sh's)
+  -h, --help            this text
+output: one line per mutant (its verdict and times); the table, rewritten
+  after each mutant (JSON and text), with the kernel version and the
+  project's commit; a run killed midway loses at most the mutant it ran.
+exit: 0 done, 2 usage, 3 harness error (a VM or build error of ours)
+EOF
+}
+
+tree=
+out=$BINDLAB_CACHE/build/mutate
+table=$BL_REPO_DIR/results/mutate/table.json
+only=()
+max=
+budget=
+timeout=900
+vmopts=()
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
+	-r|--results) bl_need_arg "$1" $# "${2-}"; table=$2; shift ;;
+	-m|--mutant) bl_need_arg "$1" $# "${2-}"; only+=("$2"); shift ;;
+	-n|--max) bl_need_arg "$1" $# "${2-}"; max=$2; shift ;;
+	-b|--budget) bl_need_arg "$1" $# "${2-}"; budget=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; timeout=$2; shift ;;
+	-a|--accel|-C|--collection)
+		bl_need_arg "$1" $# "${2-}"; vmopts+=("$1" "$2"); shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) bl_usage_error "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+[ -n "$tree" ] || bl_usage_error "-t TREE is required"
+[ -z "$max" ] || bl_want_uint --max "$max" 1
+[ -z "$budget" ] || bl_want_uint --budget "$budget" 1
+bl_want_uint --timeout "$timeout" 1
+bl_check_env
+if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
+	bl_usage_error "not a kernel tree: $tree"
+fi
+tree=$(cd "$tree" && pwd)
+git -C "$tree" rev-parse -q --verify HEAD > /dev/null ||
+	bl_usage_error "not a git checkout: $tree"
+# A branch checked out here would be another user's work tree.
+if git -C "$tree" symbolic-ref -q HEAD > /dev/null; then
+	bl_usage_error "$tree has a branch checked out: mutate a detached worktree (git worktree add --detach)"
+fi
+tool=$BL_REPO_DIR/bindlab_results
+[ -x "$tool" ] || bl_die 3 "no $tool (make, or ./run.sh mutate)"
+mutants() { python3 "$BL_KERNEL_DIR/mutants.py" "$@"; }
+
+gen=$BINDLAB_CACHE/mutate/gen-$(git -C "$tree" rev-parse --short HEAD)
+rm -rf "$gen"
+mutants gen "$tree" "$gen" >&2
+manifest=$gen/mutants.json
+mkdir -p "$(dirname "$table")" "$BINDLAB_CACHE/mutate/runs"
+
+# The files a mutant may have changed, and the stamp that keeps the tree
+# unlike its cached image (build.sh returns a clean tree's image unbuilt).
+target_files=(README net/ipv4/inet_connection_sock.c net/ipv4/inet_hashtables.c
+	net/ipv4/tcp_ipv4.c)
+reset_tree() { git -C "$tree" checkout -q -- "${target_files[@]}"; }
+
+about()
+{
+	local rev
+
+	rev=$(git -C "$BL_REPO_DIR" rev-parse --short HEAD)
+	git -C "$BL_REPO_DIR" diff --quiet HEAD || rev+=-dirty
+	mutants about "$table" "kernel=$(make -s -C "$tree" kernelversion)" \
+		"tree=$(git -C "$tree" rev-parse --short HEAD)" "project=$rev" \
+		"generated=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$manifest")"
+}
+
+# The guest's script: each "PROGRAM ARGS" line of stdin in turn, until
+# one fails, its KTAP in sN-K.ktap, the guest's uptime after each in times.
+guest_script()
+{
+	local stage=$1 k=0 line
+
+	# shellcheck disable=SC2016 # the guest's shell expands it
+	echo 'up() { cut -d" " -f1 /proc/uptime; }; echo "start $(up)" > times'
+	while read -r line; do
+		k=$((k + 1))
+		echo "KSFT_MACHINE_SLOW=yes $line > s$stage-$k.ktap 2> s$stage-$k.err; rc=\$?;" \
+			"echo \"s$stage-$k \$rc \$(up) $line\" >> times; [ \$rc = 0 ] || exit 1"
+	done
+	echo 'exit 0'
+}
+
+# Failing tests of a run's KTAP files, comma separated (empty: none).
+failures()
+{
+	local dir=$1 f prog names=()
+
+	for f in "$dir"/s*.ktap; do
+		[ -f "$f" ] || continue
+		prog=$(awk -v s="$(basename "$f" .ktap)" '$1 == s { print $4 }' "$dir/times")
+		"$tool" ktap "$f" > "$f.res" 2> /dev/null || true
+		while read -r res name; do
+			case $res in
+			fail|xpass) names+=("$prog:$name") ;;
+			plan) [ "$name" = ok ] || names+=("$prog:ktap.plan") ;;
+			esac
+		done < "$f.res"
+	done
+	(IFS=,; echo "${names[*]}")
+}
+
+# Run one stage in a VM: sets vm_rc, stage_s (the programs' guest
+# seconds), boot_s (the rest of the VM's wall time) and killed_by.
+run_stage()
+{
+	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout
+
+	dir=$BINDLAB_CACHE/mutate/runs/$id/s$stage
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	if [ "$stage" = 1 ]; then
+		# Boot and the first programs take under a minute (README).
+		[ "$limit" -le 240 ] || limit=240
+		script=$(mutants reach "$id" "$manifest" | guest_script 1)
+	else
+		script=$(mutants rest | guest_script 2)
+	fi
+	t0=$(date +%s.%N)
+	vm_rc=0
+	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
+		-c "$script" > "$dir/vm.out" 2> "$dir/vm.err" || vm_rc=$?
+	# No times: the guest died before its first program; all of it was boot.
+	[ -f "$dir/times" ] || : > "$dir/times"
+	read -r stage_s boot_s < <(awk -v t0="$t0" -v t1="$(date +%s.%N)" '
+		$1 == "start" { s = $2; next } { e = $3 }
+		END { p = (e > s ? e - s : 0); printf "%.1f %.1f\n", p, t1 - t0 - p }' \
+		"$dir/times")
+	killed_by=$(failures "$dir")
+	# Each program's guest seconds: where the verdict's time goes.
+	programs+=$(awk '$1 == "start" { t = $2; next }
+		{ printf "%s%s %.1f", sep, substr($0, index($0, $4)), $3 - t; t = $3; sep = "; " }' \
+		"$dir/times" 2> /dev/null || true)
+}
+
+# One mutant: prints its verdict line and records it in the table.
+run_mutant()
+{
+	local id=$1 t0 image build_s=0 verdict killed='' rc
+	local s1=0 s2=0 b1=0 b2=0 stage=1
+
+	programs=''
+
+	reset_tree
+	git -C "$tree" apply "$gen/patches/$id.patch"
+	echo "bindlab mutant: $id" >> "$tree/README"
+	t0=$SECONDS
+	rc=0
+	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" -n mutate \
+		> "$BINDLAB_CACHE/mutate/build.out" 2> "$BINDLAB_CACHE/mutate/build.err" || rc=$?
+	build_s=$((SECONDS - t0))
+	case $rc in
+	0) image=$(tail -n 1 "$BINDLAB_CACHE/mutate/build.out") ;;
+	1) record "$id" build-failed "$build_s" 0 0 1 ""; return 0 ;;
+	*) bl_die 3 "build.sh exit $rc for $id (see $BINDLAB_CACHE/mutate/build.err)" ;;
+	esac
+	run_stage "$id" 1 "$image"
+	s1=$stage_s b1=$boot_s killed=$killed_by
+	if [ -z "$killed" ] && [ "$vm_rc" -le 1 ]; then
+		stage=2
+		programs+='; '
+		run_stage "$id" 2 "$image"
+		s2=$stage_s b2=$boot_s killed=$killed_by
+	fi
+	case $vm_rc in
+	0|1) verdict=survived; [ -z "$killed" ] || verdict=killed ;;
+	124) verdict=timed-out ;;
+	125) verdict=killed; killed+=${killed:+,}vm:crash ;;
+	123) bl_log "$id: both boots died before the command started: not recorded"; return 0 ;;
+	*) bl_die 3 "vm.sh exit $vm_rc for $id (see $BINDLAB_CACHE/mutate/runs/$id)" ;;
+	esac
+	# A run whose programs passed yet vm.sh says 1: fail closed.
+	if [ "$verdict" = survived ] && [ "$vm_rc" = 1 ]; then
+		verdict=killed killed=vm:status-1
+	fi
+	record "$id" "$verdict" "$build_s" "$(echo "$b1 + $b2" | bc)" \
+		"$(echo "$s1 + $s2" | bc)" "$stage" "$killed"
+}
+
+record()
+{
+	local id=$1 verdict=$2 build_s=$3 boot_s=$4 verdict_s=$5 stage=$6 killed=$7
+
+	mutants record "$table" "$manifest" "$id" "verdict=$verdict" \
+		"killed_by=$killed" "build_s=$build_s" "boot_s=$boot_s" \
+		"verdict_s=$verdict_s" "stages=$stage" "programs=${programs:-}"
+	echo "$id: $verdict${killed:+ by $killed} (build ${build_s} s, boot ${boot_s} s, programs ${verdict_s} s)"
+}
+
+on_exit() { reset_tree 2> /dev/null || true; }
+trap on_exit EXIT
+bl_trap_signals
+
+about
+if [ ${#only[@]} -gt 0 ]; then
+	ids=("${only[@]}")
+else
+	mapfile -t ids < <(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1])): print(m["id"])' "$manifest")
+fi
+mapfile -t done_ids < <(mutants "done" "$table")
+start=$SECONDS
+n=0
+for id in "${ids[@]}"; do
+	[ -f "$gen/patches/$id.patch" ] || bl_usage_error "no mutant $id"
+	if [ ${#only[@]} = 0 ] && printf '%s\n' "${done_ids[@]}" | grep -qxF -- "$id"; then
+		continue
+	fi
+	[ -z "$max" ] || [ "$n" -lt "$max" ] || break
+	if [ -n "$budget" ] && [ $((SECONDS - start)) -ge "$budget" ]; then
+		bl_log "budget of $budget s spent: stopping before $id"
+		break
+	fi
+	run_mutant "$id"
+	n=$((n + 1))
+done
+bl_log "$n mutants run in $((SECONDS - start)) s; table: $table"
