@@ -52,6 +52,9 @@ budget=
 timeout=900
 vmopts=()
 
+# GNU order and --opt=VALUE (scripts/args.sh); mutate takes no operand.
+bl_args "-t --tree -o --out -r --results -m --mutant -n --max -b --budget -T --timeout -a --accel -C --collection" "" "$@"
+set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	-a|--accel|-C|--collection)
 		bl_need_arg "$1" $# "${2-}"; vmopts+=("$1" "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
+	--) shift; [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
 	shift
