@@ -122,6 +122,15 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_bound_dev_none)
 { .row = { PC(BL_P_BOUND_DEV, V4_LO, 0, 40000, 40000, PC_BIND0),
 	   .pre = PC_PRE_DEV_OTHER, .err = EADDRINUSE } };
 
+/*
+ * A wildcard bind() of another port in each port's bhash2 chain
+ * (PC_CHAIN_BIT): the ports stay free (bhash2's lookups match the port,
+ * not only the chain).
+ */
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_other_port_wildcard)
+{ .row = { PC(BL_P_OTHER_WILDCARD, V4_LO, 0, 40000, 40003, PC_BIND0),
+	   .pre = PC_PRE_CHAIN, .ok = 4, .err = EADDRINUSE } };
+
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_even_first)
 { .row = { PC(BL_P_C_EVEN_FIRST, V4_LO, 0, 40000, 40007, PC_CONNECT),
 	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };

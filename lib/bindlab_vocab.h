@@ -116,6 +116,7 @@ enum bl_port_rule {
 	BL_P_NARROW_WHOLE,	/* a range under 4 ports is not halved */
 	BL_P_AUTOBIND_REUSE,	/* ip_autobind_reuse shares SO_REUSEADDR ports */
 	BL_P_BOUND_DEV,		/* other bound devices do not hold the port */
+	BL_P_OTHER_WILDCARD,	/* a wildcard of another port does not hold it */
 	BL_P_C_EVEN_FIRST,	/* connect(): even offsets first */
 	BL_P_C_EXHAUSTS,	/* EADDRNOTAVAIL once each port has the 4-tuple */
 	BL_P_C_SKIPS_BOUND,	/* connect() never takes a port bind() holds */

@@ -71,6 +71,7 @@ const char * const bl_port_rule_words[BL_NR_PORT_RULES] = {
 	[BL_P_NARROW_WHOLE] = "port0_narrow_whole",
 	[BL_P_AUTOBIND_REUSE] = "port0_autobind_reuse",
 	[BL_P_BOUND_DEV] = "port0_bound_dev",
+	[BL_P_OTHER_WILDCARD] = "port0_other_port_wildcard",
 	[BL_P_C_EVEN_FIRST] = "connect_even_first",
 	[BL_P_C_EXHAUSTS] = "connect_exhausts",
 	[BL_P_C_SKIPS_BOUND] = "connect_skips_bound",

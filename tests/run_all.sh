@@ -184,6 +184,8 @@ run_part bisect_exit "$here/tests/bisect_exit_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+	# The mutation machinery's fixed sample, in the lab's warm O= tree.
+	run_part mutate "$here/tests/mutate_test.sh"
 	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
 	[ -z "$prep" ] || wait "$prep"
 	prep=
