@@ -32,6 +32,14 @@
 struct opts {
 	struct bl_bind_spec spec;
 	const char *mode;	/* reuseaddr, reuseport, both, none */
+	/*
+	 * --owner MODE: one socket with MODE's options bound to the first
+	 * address before the N, untimed: the port's first owner is then not
+	 * one of the N (kernel/bugs/fastreuseport_stale: a SO_REUSEADDR-only
+	 * owner takes the SO_REUSEPORT fast path away from the N).
+	 */
+	const char *owner;
+	struct bl_bind_spec owner_spec;
 	const char *addrs;	/* same, alternate, or K */
 	long rounds, warmup, buckets;
 	const char *json;
@@ -65,16 +73,20 @@ static void print_usage(FILE *f)
 		"  -j, --json FILE          write results as JSON (- for stdout)\n"
 		"  -q, --quiet              print only the last line\n"
 		"      --no-netns           run in the current namespace (inside a VM)\n"
+		"  -o, --owner MODE         first bind one untimed socket with MODE's options\n"
+		"                           (reuseaddr|reuseport|both|none) to the first address;\n"
+		"                           with -p 0 it picks the port\n"
 		"  -h, --help               this text\n"
 		"exit: 0 ok, 1 error, 2 usage, 4 skip (no privilege, netns, IPv6)\n",
 		prog, DEFAULT_PORT, DEFAULT_BUCKETS);
 }
 
-static void parse_mode(struct opts *o, const char *mode)
+/* MODE's options into spec; false for a word that is no mode. */
+static bool parse_mode(struct bl_bind_spec *spec, const char *mode)
 {
-	o->mode = mode;
-	o->spec.reuseaddr = !strcmp(mode, "reuseaddr") || !strcmp(mode, "both");
-	o->spec.reuseport = !strcmp(mode, "reuseport") || !strcmp(mode, "both");
+	spec->reuseaddr = !strcmp(mode, "reuseaddr") || !strcmp(mode, "both");
+	spec->reuseport = !strcmp(mode, "reuseport") || !strcmp(mode, "both");
+	return spec->reuseaddr || spec->reuseport || !strcmp(mode, "none");
 }
 
 static int parse_addrs(struct opts *o, const char *addrs, struct bl_why *why)
@@ -134,6 +146,12 @@ static int parse_option(void *ctx, int c, const char *arg,
 	case 'N':
 		o->netns = false;
 		break;
+	case 'o':
+		if (!parse_mode(&o->owner_spec, arg))
+			return bl_why_set(why, EINVAL, "unknown owner mode '%s'",
+					  bl_printable(arg));
+		o->owner = arg;
+		break;
 	}
 	return err;
 }
@@ -148,8 +166,8 @@ static int parse_positional(struct opts *o, int argc, char **argv,
 		return bl_why_set(why, EINVAL,
 				  "expected 3 arguments (mode, addresses, N), got %d",
 				  argc);
-	parse_mode(o, argv[0]);
-	if (!o->spec.reuseaddr && !o->spec.reuseport && strcmp(argv[0], "none"))
+	o->mode = argv[0];
+	if (!parse_mode(&o->spec, argv[0]))
 		return bl_why_set(why, EINVAL, "unknown mode '%s'",
 				  bl_printable(argv[0]));
 	err = parse_addrs(o, argv[1], why);
@@ -179,6 +197,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		{ "json", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-netns", no_argument, NULL, 'N' },
+		{ "owner", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -188,7 +207,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
-	err = bl_getopt_each(argc, argv, ":f:p:r:w:b:j:qh", longopts, 0,
+	err = bl_getopt_each(argc, argv, ":f:p:r:w:b:j:o:qh", longopts, 0,
 			     parse_option, o, why);
 	if (err)
 		return err;
@@ -239,7 +258,8 @@ static int one_round(const struct opts *o, struct round_out *out,
 {
 	static struct bl_addr_undo undo;
 	bool lo_was_up = bl_link_is_up("lo");
-	struct bl_bind_run run;
+	struct bl_bind_run run, owner = {};
+	struct bl_bind_spec spec = o->spec;
 	struct bl_why why = { "" };
 	int err;
 
@@ -247,14 +267,30 @@ static int one_round(const struct opts *o, struct round_out *out,
 	if (!err)
 		err = bl_bind_prepare_undo(&o->spec, &undo, &why);
 	if (!err)
-		err = bl_fd_reserve(o->spec.n, &why);
+		err = bl_fd_reserve(o->spec.n + !!o->owner, &why);
+	run = (struct bl_bind_run){};
+	if (!err && o->owner) {
+		struct bl_bind_spec os = o->owner_spec;
+
+		os.family = spec.family;
+		os.naddrs = 1;
+		os.port = spec.port;
+		os.n = 1;
+		/* A fresh namespace's port refusing its first owner is a fault. */
+		if (bl_bind_loop(&os, &owner, NULL, &why)) {
+			snprintf(out->why, sizeof(out->why), "owner: %s", why.msg);
+			bl_bind_close(&owner);
+			restore_netns(o, &undo, lo_was_up);
+			return BL_EXIT_FAIL;
+		}
+		spec.port = owner.port;
+	}
 	if (!err)
-		err = bl_bind_loop(&o->spec, &run, progress, &why);
-	else
-		run = (struct bl_bind_run){};
+		err = bl_bind_loop(&spec, &run, progress, &why);
 	if (err && !run.bind_ns) {
 		/* Not even started: the environment cannot run it. */
 		snprintf(out->why, sizeof(out->why), "%s", why.msg);
+		bl_bind_close(&owner);
 		restore_netns(o, &undo, lo_was_up);
 		return BL_EXIT_SKIP;
 	}
@@ -266,6 +302,7 @@ static int one_round(const struct opts *o, struct round_out *out,
 		snprintf(out->why, sizeof(out->why), "%s", why.msg);
 	}
 	bl_bind_close(&run);
+	bl_bind_close(&owner);
 	restore_netns(o, &undo, lo_was_up);
 	return err ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
@@ -319,8 +356,9 @@ static int run_round(const struct opts *o, struct round_out *out,
 /* What the case measures; compare refuses runs where these differ. */
 static json_t *params_json(const struct opts *o)
 {
-	return json_pack("{s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:b, s:I}",
+	return json_pack("{s:s, s:s, s:s?, s:i, s:s, s:b, s:b, s:i, s:b, s:I}",
 			 "mode", o->mode, "addresses", o->addrs,
+			 "owner", o->owner,
 			 "naddrs", o->spec.naddrs,
 			 "family", bl_family_name(o->spec.family),
 			 "reuseaddr", o->spec.reuseaddr,
@@ -548,10 +586,11 @@ static int setup(struct opts *o, int argc, char **argv, bool *done)
 
 static void print_header(const struct opts *o)
 {
-	printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s\n",
+	printf("# bind_bench %s\nmode=%s addresses=%s naddrs=%d family=%s port=%u n=%ld rounds=%ld warmup=%ld netns=%s owner=%s\n",
 	       BINDLAB_VERSION, o->mode, o->addrs, o->spec.naddrs,
 	       bl_family_name(o->spec.family), o->spec.port, o->spec.n,
-	       o->rounds, o->warmup, o->netns ? "private" : "current");
+	       o->rounds, o->warmup, o->netns ? "private" : "current",
+	       o->owner ? o->owner : "-");
 }
 
 /* The measured rounds into a summary, its text and JSON; BL_EXIT_*. */
@@ -561,9 +600,10 @@ static int report(const struct opts *o, struct round_out **outs)
 	char case_id[160];
 	int ret = BL_EXIT_PASS;
 
-	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld",
+	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld%s%s",
 		 o->mode, o->addrs, bl_family_name(o->spec.family),
-		 port_kind(o->spec.port), o->spec.n);
+		 port_kind(o->spec.port), o->spec.n,
+		 o->owner ? ".owner_" : "", o->owner ? o->owner : "");
 	if (summarize(o, outs, &sum)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return BL_EXIT_FAIL;
@@ -573,7 +613,8 @@ static int report(const struct opts *o, struct round_out **outs)
 	if (o->json && write_json(o, case_id, outs, &sum))
 		ret = BL_EXIT_FAIL;
 	/* The reproducer's line, last: the median round when there are several. */
-	printf("%s %s %ld: %.3f ms\n", o->mode, o->addrs, o->spec.n,
+	printf("%s %s %ld%s%s: %.3f ms\n", o->mode, o->addrs, o->spec.n,
+	       o->owner ? " owner " : "", o->owner ? o->owner : "",
 	       sum.total.p50);
 	summary_free(&sum);
 	return ret;
