@@ -597,13 +597,14 @@ static void print_header(const struct opts *o)
 static int report(const struct opts *o, struct round_out **outs)
 {
 	struct summary sum = {};
-	char case_id[160];
+	char case_id[160], owner[32] = "";
 	int ret = BL_EXIT_PASS;
 
-	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld%s%s",
+	if (o->owner)
+		snprintf(owner, sizeof(owner), ".owner_%s", o->owner);
+	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld%s",
 		 o->mode, o->addrs, bl_family_name(o->spec.family),
-		 port_kind(o->spec.port), o->spec.n,
-		 o->owner ? ".owner_" : "", o->owner ? o->owner : "");
+		 port_kind(o->spec.port), o->spec.n, owner);
 	if (summarize(o, outs, &sum)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return BL_EXIT_FAIL;
@@ -613,9 +614,8 @@ static int report(const struct opts *o, struct round_out **outs)
 	if (o->json && write_json(o, case_id, outs, &sum))
 		ret = BL_EXIT_FAIL;
 	/* The reproducer's line, last: the median round when there are several. */
-	printf("%s %s %ld%s%s: %.3f ms\n", o->mode, o->addrs, o->spec.n,
-	       o->owner ? " owner " : "", o->owner ? o->owner : "",
-	       sum.total.p50);
+	printf("%s %s %ld%s: %.3f ms\n", o->mode, o->addrs, o->spec.n,
+	       owner, sum.total.p50);
 	summary_free(&sum);
 	return ret;
 }
