@@ -86,7 +86,7 @@ artifacts=
 upload=
 
 # GNU order: options before or after the operands (scripts/args.sh).
-bl_args "-k --kernel -o --out -n --sockets -r --rounds -T --timeout -e --env -s --skipfile -t --test" "" "$@"
+bl_args "-k --kernel -S --server -I --identity -u --user --token -a --artifacts --upload -o --out -n --sockets -r --rounds -T --timeout -e --env -s --skipfile -t --test" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in

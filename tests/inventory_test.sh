@@ -182,6 +182,46 @@ subcommands | sed 's/ /\x1f/' | sort -u >"$tmp/s1"
 listed_subcommands | sed 's/ /\x1f/' | sort -u >"$tmp/s2"
 missing "subcommand" "$tmp/s1" "$tmp/s2"
 
+# scripts/args.sh reorders the words by a list of the options that take a
+# value; the script's own loop reads them with bl_need_arg. An option the
+# loop reads but the list lacks has its value taken for an operand
+# ("--server needs a value"): the two must agree in every script.
+args_lists() {
+	local f
+
+	git grep -l '^[[:space:]]*bl_args "' -- '*.sh' run.sh | while read -r f; do
+		awk -v f="$f" '
+		/^[ \t]*bl_args "/ {
+			l = $0
+			sub(/^[ \t]*bl_args "/, "", l)
+			sub(/".*/, "", l)
+			n = split(l, a, " ")
+			for (i = 1; i <= n; i++)
+				valued[a[i]] = 1
+		}
+		/^[ \t]*[-|a-zA-Z0-9]+\)[ \t]*bl_need_arg/ {
+			o = $0
+			sub(/^[ \t]*/, "", o)
+			sub(/\).*/, "", o)
+			m = split(o, b, "|")
+			for (i = 1; i <= m; i++)
+				need[b[i]] = NR
+		}
+		END {
+			for (o in need)
+				if (!(o in valued))
+					printf "%s:%d: %s takes a value, not in its bl_args list\n", f, need[o], o
+		}' "$f"
+	done
+}
+args_bad=$(args_lists | sort)
+if [ -z "$args_bad" ]; then
+	tap_ok "every option a shell loop reads a value for is in its bl_args list"
+else
+	mapfile -t lines <<<"$args_bad"
+	tap_not_ok "every option a shell loop reads a value for is in its bl_args list" "${lines[@]}"
+fi
+
 # Counts by kind, for the log.
 echo "# rows by kind: $(awk -F '\t' '!/^#/ && NF { n[$1]++ } END { for (k in n) printf "%s %d, ", k, n[k] }' "$table")"
 tap_done
