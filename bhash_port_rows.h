@@ -169,6 +169,10 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port_shares)
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_off)
 { .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .tw_reuse = 0, .pre = PC_PRE_TW, .err = EADDRNOTAVAIL } };
+/* Not a FIN_WAIT2 one, whatever tcp_tw_reuse says: EADDRNOTAVAIL. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on_fin_wait2)
+{ .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .tw_reuse = 1, .pre = PC_PRE_FIN_WAIT2, .err = EADDRNOTAVAIL } };
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on)
 { .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .tw_reuse = 1, .pre = PC_PRE_TW, .ok = 1, .err = EADDRNOTAVAIL } };

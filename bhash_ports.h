@@ -52,6 +52,7 @@ enum pc_pre {
 	PC_PRE_DEV_OTHER,	/* bind() to it, bound to OTHER_LINK */
 	PC_PRE_TW,		/* a connection to the first listener, in TIME_WAIT */
 	PC_PRE_CHAIN,		/* 0.0.0.0 bound to each port ^ PC_CHAIN_BIT */
+	PC_PRE_FIN_WAIT2,	/* a connection to the first listener, closed by us only */
 };
 
 /*
@@ -70,7 +71,7 @@ struct pc_row {
 	int res_lo, res_hi;	/* ip_local_reserved_ports, 0: none */
 	int sk_lo, sk_hi;	/* IP_LOCAL_PORT_RANGE, 0: not set */
 	int autobind_reuse;	/* net.ipv4.ip_autobind_reuse */
-	int tw_reuse;		/* net.ipv4.tcp_tw_reuse, of PC_PRE_TW rows */
+	int tw_reuse;		/* net.ipv4.tcp_tw_reuse, of PC_PRE_TW and _FIN_WAIT2 rows */
 	enum pc_op op;
 	enum pc_pre pre;
 	int ndest;		/* connect(): listeners taken in turn (0: 1) */
@@ -105,7 +106,7 @@ static void pc_sysctls(struct __test_metadata *_metadata, const struct pc_row *r
 		ASSERT_EQ(0, bl_sysctl_write(SYSCTL_RESERVED, buf));
 	}
 	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_AUTOBIND_REUSE, r->autobind_reuse));
-	if (r->pre == PC_PRE_TW)
+	if (r->pre == PC_PRE_TW || r->pre == PC_PRE_FIN_WAIT2)
 		ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, r->tw_reuse));
 }
 
@@ -204,6 +205,22 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		/* Old enough to be reused where tcp_tw_reuse allows it. */
 		if (r->tw_reuse > 0)
 			usleep(PC_TW_REUSE_WAIT_MS * 1000);
+		return;
+	case PC_PRE_FIN_WAIT2:
+		/*
+		 * The listener never accepts nor closes: our close() leaves an
+		 * orphan in FIN_WAIT2, a timewait socket of that substate,
+		 * which tcp_twsk_unique() never lets tcp_tw_reuse take over
+		 * (the peer may still send).
+		 */
+		bl_tcp_ts_clock_wait();
+		port = pc_get(_metadata, r, dest, &fd);
+		ASSERT_EQ(r->lo, port)
+			TH_LOG("the holder's connect(): %s", bl_errname(-port));
+		close(fd);
+		err = bl_tcp_wait(TCP_FIN_WAIT2, r->lo, 1, TW_WAIT_MS);
+		ASSERT_EQ(0, err) TH_LOG("no FIN_WAIT2 on port %d", r->lo);
+		usleep(PC_TW_REUSE_WAIT_MS * 1000);
 		return;
 	case PC_PRE_NONE:
 	default:

@@ -109,7 +109,8 @@ about()
 	local rev
 
 	rev=$(git -C "$BL_REPO_DIR" rev-parse --short HEAD)
-	git -C "$BL_REPO_DIR" diff --quiet HEAD || rev+=-dirty
+	# The table itself is what a run changes: it does not make the project dirty.
+	git -C "$BL_REPO_DIR" diff --quiet HEAD -- . ":(exclude)$(realpath -m "$table")" || rev+=-dirty
 	mutants about "$table" "kernel=$(make -s -C "$tree" kernelversion)" \
 		"tree=$(git -C "$tree" rev-parse --short HEAD)" "project=$rev" \
 		"generated=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$manifest")"
