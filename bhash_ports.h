@@ -279,7 +279,7 @@ static void pc_check(struct __test_metadata *_metadata, const struct pc_row *r,
 			       rule, i + 1, port[i], pc_pref_words[r->pref], lo, hi);
 		for (j = 0; j < i && i <= hi - lo; j++)
 			EXPECT_NE(port[j], port[i])
-				TH_LOG("%s: sockets %d and %d both got port %d while %d-%d had a free one",
+				TH_LOG("%s: sockets %d and %d share port %d, %d-%d had a free one",
 				       rule, j + 1, i + 1, port[i], lo, hi);
 	}
 }
