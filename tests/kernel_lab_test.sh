@@ -599,6 +599,21 @@ runner_result()
 		head -n 1
 }
 
+# runner_all LOG: the runner's verdict on each kselftest of the Makefile's
+# list, "PROG:RESULT" each in ran_progs, those not "ok" in ran_bad.
+runner_all()
+{
+	local p r
+
+	ran_progs=
+	ran_bad=
+	for p in $BL_KSELFTESTS; do
+		r=$(runner_result "$1" "$p")
+		ran_progs+=" $p:${r:-none}"
+		[ "$r" = ok ] || ran_bad+=" $p"
+	done
+}
+
 # plans_met LOG: every program's own plan ("# 1..N") matches its cases;
 # prints "CASES/PLANNED".
 plans_met()
@@ -747,14 +762,11 @@ check caps.dropped_limit_holds "$caps_skip of 2 SKIP with the reason with CAP_SY
 # --- 9. the debug kernel: the whole collection, no splat --------------------
 debug_checks()
 {
-	local debug_log=$debug_dir/output.log debug_progs="" debug_bad="" p r
+	local debug_log=$debug_dir/output.log debug_progs debug_bad
 	local debug_cases debug_fails splat splat_n splat_first
 
-	for p in $BL_KSELFTESTS; do
-		r=$(runner_result "$debug_log" "$p")
-		debug_progs+=" $p:${r:-none}"
-		[ "$r" = ok ] || debug_bad+=" $p"
-	done
+	runner_all "$debug_log"
+	debug_progs=$ran_progs debug_bad=$ran_bad
 	debug_cases=$(plans_met "$debug_log")
 	debug_fails=$(ktap_results "$debug_log" | grep -c '^not_ok ')
 	check debug.fixed.collection "${debug_progs# }, cases/plan $debug_cases, $debug_fails fail, $(elapsed "$debug_dir") s" \
@@ -834,13 +846,8 @@ bugs_as()
 }
 
 bf_log=$bugfix_dir/output.log
-bf_progs=
-bf_bad=
-for p in $BL_KSELFTESTS; do
-	r=$(runner_result "$bf_log" "$p")
-	bf_progs+=" $p:${r:-none}"
-	[ "$r" = ok ] || bf_bad+=" $p"
-done
+runner_all "$bf_log"
+bf_progs=$ran_progs bf_bad=$ran_bad
 bf_cases=$(plans_met "$bf_log")
 check bugfix.collection_ran "${bf_progs# }, cases/plan $bf_cases, vm $(cat "$bugfix_dir/vm_status" 2> /dev/null), $(elapsed "$bugfix_dir") s" \
 	"$bf_log" test -n "$BL_KSELFTESTS" -a -z "$bf_bad" -a "${bf_cases%/*}" = "${bf_cases#*/}"
