@@ -45,11 +45,12 @@ claims, give 2+ runs a side.
   --drift PCT     drift floor with one run on a side (default 200)
   --json OUT      the comparison as JSON
 Known regressions of the kernel under test: BINDLAB_XFAIL (test-name globs) or
-BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"); see README. The
-main job applies them when it merges the kselftests' KTAP; "ktap" applies them
-to any KTAP (a program's, or run_kselftest.sh's, e.g. from make run_tests) with
---xfail-from-env: one line per case "RESULT [PROGRAM/]NAME", then "plan ok" or
-"plan broken"; exit 0 when every plan holds and nothing failed, else 1.
+BINDLAB_XFAIL_FILE (lines "TEST-GLOB [KERNEL-RELEASE-GLOB]"), docs/results.md.
+The main job applies them when it merges the kselftests' KTAP; "ktap" applies
+them to any KTAP (a program's, or run_kselftest.sh's, e.g. from make
+run_tests) with --xfail-from-env: one line per case "RESULT [PROGRAM/]NAME",
+then "plan ok" or "plan broken"; exit 0 when every plan holds and nothing
+failed, else 1.
 exit: 0 ok, 1 regression, 2 usage or bad input, 4 skipped (no privilege/netns)
 EOT
 }
@@ -497,7 +498,7 @@ cmd_import_lava() {
 		esac
 		shift
 	done
-	[ $# -ge 2 ] || die_usage "import-lava needs OUT.json LAVA... (see README \"Importing LAVA results\")"
+	[ $# -ge 2 ] || die_usage "import-lava needs OUT.json LAVA... (see docs/fleets.md)"
 	out=$1
 	shift
 	build build

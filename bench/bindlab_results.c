@@ -36,7 +36,7 @@ static void print_usage(FILE *f)
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
-		"       (README, LAVA); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
+		"       (docs/fleets.md); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
 		"ktap: each FILE's cases as \"RESULT [PROGRAM/]NAME\" (pass fail skip xfail xpass), then\n"
 		"      \"plan ok\" or \"plan broken\" (why on stderr); --xfail-from-env applies BINDLAB_XFAIL\n"
 		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"

@@ -5,7 +5,7 @@
  * kernel lab and the tests call that command instead of an awk or grep
  * of their own.
  *
- * Grammar (KTAP as kselftest prints it; README "Reading KTAP"):
+ * Grammar (KTAP as kselftest prints it; docs/results.md "Reading KTAP"):
  *
  *   file     := version level
  *   version  := "TAP version 13" | "TAP version 14" | "KTAP version 1"

@@ -7,7 +7,7 @@
  * measurement: the median), CASE.sampleK its K-th sample; any other
  * fixture[.variant].test name is a kselftest result of the definition.
  * What maps to nothing is refused: nothing is dropped in silence. The
- * format is /work/notes/B-lava-import.md, and README "LAVA".
+ * format is in docs/fleets.md ("A fleet's results back home").
  */
 #include <ctype.h>
 #include <errno.h>

@@ -189,7 +189,7 @@ samples_csv() {
 check "samples: the metric's samples of a file's one case, in order" 0 '^3,1\.5,2$' samples_csv "$tmp/one.json"
 bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_results" samples "$tmp/before.json"
 
-# LAVA results (README, "LAVA"): a hand-written file as LAVA logs them,
+# LAVA results (docs/fleets.md): a hand-written file as LAVA logs them,
 # then the same with one fault each: refused (exit 2, one line, nothing
 # written), never dropped in silence.
 lava=$here/tests/lava/results.json

@@ -673,10 +673,11 @@ else
 fi
 
 # --- 4b. on a slow machine the bug's growth verdicts are XFAIL, not pass ----
-# kernel/slow-machine.md: on the debug kernel under TCG the false-alarm
-# margin of the growth limit is under 2x, so KSFT_MACHINE_SLOW=yes turns a
-# growth over the limit into XFAIL with its figures. On stock that must be
-# exactly the detector's tests, every other growth test a plain ok.
+# docs/lab.md ("Debug kernels and slow machines"): on the debug kernel
+# under TCG the false-alarm margin of the growth limit is under 2x, so
+# KSFT_MACHINE_SLOW=yes turns a growth over the limit into XFAIL with its
+# figures. On stock that must be exactly the detector's tests, every
+# other growth test a plain ok.
 slow_ktap=$lab/bhash-stock/slow-growth.ktap
 hit=$(detector_re fastreuse_first_bind)
 slow_x=$(grep -cE "^ok [0-9]+ .*# XFAIL" "$slow_ktap" 2> /dev/null)

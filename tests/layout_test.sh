@@ -7,7 +7,7 @@
 # kselftests link no JSON library, the core (lib/) never reaches into the
 # benchmarks' layer (bench/), no include or object dependency cycle,
 # every function within 60 lines, and every kselftest name in the
-# grammar of the README ("Test names"). Reads the programs and archives
+# grammar of docs/results.md ("Test names"). Reads the programs and archives
 # of the last build (make test-programs).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)

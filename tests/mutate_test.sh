@@ -3,7 +3,7 @@
 #
 # The mutation machinery's fixed sample (kernel/mutate.sh): one mutant the
 # suite must kill, by the named test, and one equivalent mutant that must
-# survive the whole collection (README, "Mutation"). A machinery that
+# survive the whole collection (docs/lab.md, "Mutation"). A machinery that
 # kills everything, or nothing, or blames the wrong test fails here.
 #
 # Runs after tests/kernel_lab_test.sh and reuses its work: the lab's git

@@ -3,8 +3,9 @@
 #
 # Names are API. Every case of the table (./cases) follows the grammar
 # FIXTURE.VARIANT.MEASURE with the fixture and variant of a kselftest
-# that exists; every test or case name the README shows exists (the
-# kselftests' -l lists, the table); a bad table row stops the reader.
+# that exists; every test or case name README.md and docs/*.md show
+# exists (the kselftests' -l lists, the table); a bad table row stops
+# the reader. BINDLAB_README: one document to read instead.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
@@ -13,7 +14,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/cases.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-readme=${BINDLAB_README:-$here/README.md}
+if [ -n "${BINDLAB_README:-}" ]; then
+	readme=("$BINDLAB_README")
+else
+	readme=("$here/README.md" "$here"/docs/*.md)
+fi
 
 # full_names PROG: fixture.variant.test (fixture.test without variants)
 # of a harness program, from its -l table: FIXTURE, VARIANT and TEST
@@ -72,14 +77,14 @@ for name in "${BL_CASE_NAMES[@]}"; do
 	printf '%s\n' "$name" >>"$tmp/known"
 done
 
-# The README: every name that starts with a kselftest fixture, a
+# The documents: every name that starts with a kselftest fixture, a
 # program and a dot, or that is a case of the table, must exist; globs
 # must match one, and an upper-case word (bind_model.ADDR.random) stands
 # for any. File names (bind_bench.c) are not test names.
 fixtures=$(cut -d ' ' -f 2 "$tmp/tests" | cut -d . -f 1 | sort -u | paste -sd '|')
-grep -oE "\b($progs|bind_bench)(\.[A-Za-z0-9_*]+)+|\b($fixtures)(\.[A-Za-z0-9_*]+)+" "$readme" |
+grep -ohE "\b($progs|bind_bench)(\.[A-Za-z0-9_*]+)+|\b($fixtures)(\.[A-Za-z0-9_*]+)+" "${readme[@]}" |
 	sed -E "s/^($(echo "$progs" | tr ' ' '|'))\.//" |
-	grep -vE '\.(c|h|sh|json|py|md|txt|ktap)$' |
+	grep -vE '\.(c|h|sh|json|py|md|txt|ktap|patch)$' |
 	sed -E 's/\.[A-Z][A-Z0-9_]*/.*/g' | sort -u >"$tmp/shown"
 stale=()
 while read -r n; do
@@ -95,9 +100,9 @@ while read -r n; do
 	esac
 done <"$tmp/shown"
 if [ "$(wc -l <"$tmp/shown")" -ge 5 ] && [ ${#stale[@]} -eq 0 ]; then
-	tap_ok "README: the $(wc -l <"$tmp/shown") test and case names it shows exist"
+	tap_ok "README.md, docs/: the $(wc -l <"$tmp/shown") test and case names they show exist"
 else
-	tap_not_ok "README: every test and case name it shows exists" \
+	tap_not_ok "README.md, docs/: every test and case name they show exists" \
 		"$(wc -l <"$tmp/shown") shown; no such test or case: ${stale[*]}"
 fi
 

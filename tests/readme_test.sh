@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every command the documents show works as printed: each command of the
-# indented code blocks of README.md, lava/README.md and
+# indented code blocks of README.md, docs/*.md and
 # kernel/bugs/*/report.md is run (options where the document puts them,
 # its placeholders filled from tests/readme_commands.txt) and must give
 # its exit status and print what it should, or is named as skipped with
@@ -21,7 +21,7 @@ cd "$here" || exit 1
 # The documents' commands run with the caller's declarations unset.
 unset BINDLAB_XFAIL BINDLAB_XFAIL_FILE
 export HERE=$here
-docs=(README.md lava/README.md kernel/bugs/*/report.md)
+docs=(README.md docs/*.md kernel/bugs/*/report.md)
 
 # commands DOC...: one "DOC:LINE<TAB>BLOCK<TAB>KIND<TAB>TEXT" per line of
 # a command block (KIND cmd or comment); continuations joined. A block
@@ -34,7 +34,7 @@ commands() {
 		while (s ~ /^[A-Z_][A-Z0-9_]*=/)
 			if (!sub(/^[A-Z_][A-Z0-9_]*=('"'"'[^'"'"']*'"'"'|"[^"]*"|[^ ]*) +/, "", s))
 				break
-		return s ~ /^(\.\/run\.sh|make|bind_bench|bind_churn|bindlab_results|bind_model_test|bind_bhash_test|tw_reuse_loopback|sh|for|cd|git|apt-get|mkdir|tar|vng|gcc)( |$)/ ||
+		return s ~ /^(\.\/[A-Za-z_][A-Za-z0-9_.-]*|make|bind_bench|bind_churn|bindlab_results|bind_model_test|bind_bhash_test|tw_reuse_loopback|sh|for|cd|git|apt-get|mkdir|tar|vng|gcc)( |$)/ ||
 			s ~ /^(kernel|lava|scripts|tests|DIR|\/path)\//
 	}
 	function flush() {

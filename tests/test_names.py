@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The names of a kselftest program, as its -l prints them, against the
-grammar of the README ("Test names"). Reads the -l output on stdin,
+grammar of docs/results.md ("Test names"). Reads the -l output on stdin,
 prints one line per name ("ok NAME" or "bad NAME: why"), exits 1 when a
 name breaks the grammar or no name was read at all."""
 

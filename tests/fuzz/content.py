@@ -102,7 +102,7 @@ def ktap_cases(fix, rng):
            (good.replace(b"ok 2", b"not ok 2"), False, "failure"),
            (good.replace(b"1..3", b"1..99999999999999999999"), False, "huge"),
            (good.replace(b"1..3", b"1..-3"), False, "negative"),
-           # A NUL byte, an unended last line: refused (README "KTAP").
+           # A NUL byte, an unended last line: refused (docs/results.md "Reading KTAP").
            (good + b"\x00\x01\x1b[2J", False, "control"),
            (good.replace(b"\n", b"\r\n"), None, "crlf"),
            (good.replace(b"a.b.d", b"a.b.d\x1b[2J"), None, "control")]

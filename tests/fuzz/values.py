@@ -134,7 +134,7 @@ def unique(fix, suffix=".json"):
 
 
 def out_cases(fix, stdout_ok, written):
-    """Destinations: README "Files written"."""
+    """Destinations: docs/results.md "Files written"."""
     # A symlink destination is followed: its target is replaced, so each
     # case gets a link and a target of its own.
     target = unique(fix)
@@ -207,7 +207,7 @@ def self_cases(fix):
 
 
 def in_cases(fix):
-    """Files read: README "Files read"."""
+    """Files read: docs/results.md "Files read"."""
     cases = [Case(fix + "/result.json", True, "valid"),
              Case(fix + "/link-existing.json", True, "path-symlink")]
     bad = [(fix + "/dir", "path-dir"), (fix + "/fifo", "path-fifo"),
