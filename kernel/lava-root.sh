@@ -47,13 +47,17 @@ bl_lava_mirror()
 
 # (bl_lava_in_root [--net] [--overlay DIR] ROOT CMD...): CMD chrooted in
 # ROOT, in private mount and PID namespaces: the mounts vanish with it,
-# and when it ends or is killed (PDEATHSIG on unshare, --kill-child)
-# every process inside goes too. --net: in a network namespace of its
-# own with only loopback up, never the host's network. --overlay DIR:
-# ROOT is the lower layer of an overlay whose writes go to DIR, so the
-# cached root stays as built. $BL_RUN_DIR, when set, is /bindlab-run
-# inside. It execs: call it in a subshell, so that the caller is the
-# parent PDEATHSIG names.
+# never in the host's mount table, and when it ends or is killed
+# (PDEATHSIG on unshare, --kill-child) every process inside goes too.
+# The root cannot reach the host's devices or kernel settings: its /dev
+# is a tmpfs of its own with only the nodes apt and the server use (no
+# kvm: the lab's qemu is TCG), so a package script's chmod or mknod
+# lands there; /sys and /proc/sys are read-only. --net: in a network
+# namespace of its own with only loopback up, never the host's network.
+# --overlay DIR: ROOT is the lower layer of an overlay whose writes go
+# to DIR, so the cached root stays as built. $BL_RUN_DIR, when set, is
+# /bindlab-run inside. It execs: call it in a subshell, so that the
+# caller is the parent PDEATHSIG names.
 bl_lava_in_root()
 {
 	local net="" upper=""
@@ -79,9 +83,20 @@ bl_lava_in_root()
 				"$upper/merged" || exit 126
 			r=$upper/merged
 		fi
+		d=$r/dev
 		mount -t proc proc "$r/proc" &&
-		mount -t sysfs sysfs "$r/sys" &&
-		mount --rbind /dev "$r/dev" &&
+		mount --bind -o ro "$r/proc/sys" "$r/proc/sys" &&
+		mount -t sysfs -o ro sysfs "$r/sys" &&
+		mount -t tmpfs -o mode=755,nosuid bindlab-dev "$d" &&
+		mknod -m 666 "$d/null" c 1 3 && mknod -m 666 "$d/zero" c 1 5 &&
+		mknod -m 666 "$d/full" c 1 7 && mknod -m 666 "$d/random" c 1 8 &&
+		mknod -m 666 "$d/urandom" c 1 9 && mknod -m 666 "$d/tty" c 5 0 &&
+		mkdir "$d/pts" "$d/shm" &&
+		mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 devpts "$d/pts" &&
+		ln -s pts/ptmx "$d/ptmx" &&
+		mount -t tmpfs -o mode=1777,nosuid,nodev bindlab-shm "$d/shm" &&
+		ln -s /proc/self/fd "$d/fd" && ln -s /proc/self/fd/0 "$d/stdin" &&
+		ln -s /proc/self/fd/1 "$d/stdout" && ln -s /proc/self/fd/2 "$d/stderr" &&
 		mount -t tmpfs tmpfs "$r/tmp" &&
 		mount -t tmpfs tmpfs "$r/run" || exit 126
 		if [ -n "${BL_RUN_DIR:-}" ]; then
@@ -101,7 +116,12 @@ bl_lava_build_root()
 
 	bl_log "building the LAVA root $BL_LAVA_ROOT (debootstrap bookworm, then $BL_LAVA_PKGS)"
 	rm -rf "$tmp"
-	if ! bl_nice debootstrap --variant=minbase bookworm "$tmp" "$(bl_lava_mirror)" \
+	# debootstrap mounts proc and sys in the root it makes: in mount and
+	# PID namespaces of its own, so that the host's mount table never
+	# shows them and a kill takes every process of it.
+	if ! bl_nice setpriv --pdeathsig KILL -- unshare --mount --propagation private \
+		--pid --fork --kill-child -- \
+		debootstrap --variant=minbase bookworm "$tmp" "$(bl_lava_mirror)" \
 		> "$BL_LAVA_DIR/debootstrap.log" 2>&1; then
 		tail -n 5 "$BL_LAVA_DIR/debootstrap.log" >&2
 		bl_lava_skip "debootstrap failed (no network or mirror?), see $BL_LAVA_DIR/debootstrap.log"

@@ -46,6 +46,10 @@
 # "bench.params" of bindlab-bench). Never just fewer cases.
 
 set -u
+# Numbers and character classes as in C, whatever the caller's locale
+# (scripts/strict.sh's, for a script that runs without the repository).
+export LC_ALL=C
+unset LANGUAGE
 
 # The message may quote an argument: one line, its unprintable bytes as ?.
 die()

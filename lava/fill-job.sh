@@ -7,6 +7,10 @@
 # a lab's own templating can fill the same names instead. Exit 2 on a bad
 # call, a URL with a quote, space or '|', or a placeholder left unfilled.
 set -eu
+# Numbers and character classes as in C, whatever the caller's locale
+# (scripts/strict.sh's, for a script that runs without the repository).
+export LC_ALL=C
+unset LANGUAGE
 
 die()
 {

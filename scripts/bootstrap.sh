@@ -10,6 +10,8 @@
 # On Debian/Ubuntu as root, missing packages are installed with apt-get.
 # Elsewhere the exact package names are printed and the exit status is 2.
 set -u
+# shellcheck source=scripts/strict.sh
+. "$(dirname "$0")/strict.sh"
 
 usage() {
 	echo "usage: $0 build|run|ci" >&2
@@ -21,8 +23,9 @@ usage() {
 build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2 procps"
 run_pkgs="gnuplot-nox"
 # checkpatch.pl --strict needs python3-git and python3-ply for its SPDX
-# check, or it passes that check silently (tests/series_test.sh).
-ci_pkgs="ccache clang shellcheck valgrind git python3 linux-source-6.12 xz-utils patch qemu-system-x86 cpio flex bison bc libelf-dev busybox-static debootstrap lava-common python3-voluptuous python3-yaml python3-git python3-ply"
+# check, or it passes that check silently (tests/series_test.sh). locales:
+# the de_DE and tr_TR sources tests/locale_test.sh makes its locales from.
+ci_pkgs="ccache clang shellcheck valgrind git python3 linux-source-6.12 xz-utils patch qemu-system-x86 cpio flex bison bc libelf-dev busybox-static debootstrap lava-common python3-voluptuous python3-yaml python3-git python3-ply locales"
 
 case "$1" in
 build) want="$build_pkgs" ;;

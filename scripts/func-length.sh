@@ -9,6 +9,8 @@
 # ALLOW lists FILE:FUNC lines that may still be longer (a debt, named).
 # Exit 1 when a function not in ALLOW is too long, else 0.
 set -u
+# shellcheck source=scripts/strict.sh
+. "$(dirname "$0")/strict.sh"
 limit=60
 allow=/dev/null
 usage() {

@@ -7,6 +7,8 @@
 # linux-source-* tarball into a cache directory. They are dependencies, never part of this repository.
 #   ksft-headers.sh DEST
 set -eu
+# shellcheck source=scripts/strict.sh
+. "$(dirname "$0")/strict.sh"
 
 [ $# -eq 1 ] || { echo "usage: $0 DEST" >&2; exit 2; }
 dest=$1

@@ -5,6 +5,13 @@
 # optional '-' and decimal digits, nothing else (no blanks, '+', hex,
 # exponents), within [MIN, MAX]. Sourced, never run.
 
+# Numbers and character classes as in C, whatever the caller's locale:
+# awk, sort -g and printf read and write LC_NUMERIC's decimal point (a
+# de_DE comma reads 4.7 ms as 4), and tr_TR's [a-z] has no i. Everything
+# the scripts start inherits it.
+export LC_ALL=C
+unset LANGUAGE
+
 # bl_num VALUE MIN MAX: true when VALUE is such a number.
 bl_num() {
 	local v=$1
@@ -23,7 +30,7 @@ bl_num() {
 # lib/parse.c's bl_printable(): control bytes and bytes above 0x7e as
 # \xNN, a backslash as \\, cut past 200 bytes.
 bl_esc() {
-	LC_ALL=C awk -v s="${1:0:200}" -v cut=$((${#1} > 200)) 'BEGIN {
+	awk -v s="${1:0:200}" -v cut=$((${#1} > 200)) 'BEGIN {
 		for (i = 0; i < 256; i++) ord[sprintf("%c", i)] = i
 		for (i = 1; i <= length(s); i++) {
 			c = substr(s, i, 1)

@@ -2,11 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The host's network state (namespaces, links, addresses, routes,
-# listening sockets, every sysctl under /proc/sys/net) must be the same
-# after a full run, after two full runs at once, and after runs killed
-# with SIGKILL at random moments; nothing of ours may be left running or
-# mounted. BINDLAB_KILL_TRIALS (default 5) sets the number of random
-# kills; tests/fail_closed_test.sh kills each phase with each signal.
+# listening sockets, every sysctl under /proc/sys/net), its mount table
+# and its device nodes (/dev: entries, modes, owners, device numbers)
+# must be the same after a full run, after two full runs at once, and
+# after runs killed with SIGKILL at random moments; nothing of ours may
+# be left running or mounted. The lab's chroot (the LAVA root's, built
+# beside the other components of the test command) must not show in
+# those snapshots while it runs, nor reach the host's /dev, whatever its
+# scripts do there. BINDLAB_KILL_TRIALS (default 5) sets the number of
+# random kills; tests/fail_closed_test.sh kills each phase with each
+# signal. HOST_SAFETY_DEV (default /dev) is the device tree the snapshot
+# reads, so that the check can be seen to fail on a scratch tree.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
@@ -27,6 +33,9 @@ trap cleanup EXIT
 snapshot() {
 	host_net_state
 	grep -v -e ' /proc/' -e '^nsfs ' /proc/mounts | sort
+	# Ptys, shared memory and message queues come and go with sessions.
+	find "${HOST_SAFETY_DEV:-/dev}" \( -path '*/pts/*' -o -path '*/shm/*' -o -path '*/mqueue/*' \) \
+		-prune -o -exec stat -c '%A %U:%G %t:%T %N' {} + | sort
 }
 
 # Every run this test starts carries this mark in its environment, and
@@ -60,6 +69,57 @@ check_state() {
 
 make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit; }
 snapshot >"$tmp/before"
+
+# The lab's chroot on a busybox root: its script changes /dev as the LAVA
+# root's package scripts did on the host (chmod, chown, mknod, a new
+# /dev/mapper), reads how /proc/sys and /sys are mounted, then waits
+# while the host is snapshot; /bindlab-run (the caller's $BL_RUN_DIR) is
+# how they meet.
+lab_chroot() {
+	local r=$tmp/broot run=$tmp/brun a i=0 rc=0 cmd
+
+	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/run" "$run"
+	cp /bin/busybox "$r/bin/busybox"
+	for a in sh chmod chown grep mknod mkdir sleep touch; do
+		ln -s busybox "$r/bin/$a"
+	done
+	# shellcheck disable=SC2016 # the chroot's shell expands it
+	cmd='chmod 600 /dev/null && chown 1:1 /dev/tty && mknod -m 666 /dev/fuse c 10 229 &&
+		mkdir /dev/mapper && echo "changed its /dev"
+		grep -q "^[^ ]* /proc/sys proc ro," /proc/mounts || echo "/proc/sys writable"
+		grep -q "^[^ ]* /sys sysfs ro," /proc/mounts || echo "/sys writable"
+		touch /bindlab-run/ready
+		i=0
+		while [ ! -e /bindlab-run/go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done'
+	# shellcheck disable=SC2016 # expanded by that bash
+	BINDLAB_NICE=0 BL_PROG=host_safety BL_RUN_DIR=$run bash -c \
+		'. "$1/kernel/lib.sh" && . "$1/kernel/lava-root.sh" && shift && bl_lava_in_root "$@"' \
+		sh "$here" "$r" /bin/sh -c "$cmd" >"$tmp/chroot.out" 2>&1 &
+	a=$!
+	while [ ! -e "$run/ready" ] && [ $i -lt 300 ] && kill -0 $a 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	snapshot >"$tmp/during"
+	touch "$run/go"
+	wait $a || rc=$?
+	if [ $rc -ne 0 ] || [ ! -e "$run/ready" ] || ! grep -qx 'changed its /dev' "$tmp/chroot.out"; then
+		tap_not_ok "lab chroot: runs its script" "exit $rc" "$(head -n 5 "$tmp/chroot.out")"
+	elif grep -q writable "$tmp/chroot.out"; then
+		tap_not_ok "lab chroot: host kernel settings read-only" "$(grep writable "$tmp/chroot.out")"
+	elif ! diff -u "$tmp/before" "$tmp/during" >"$tmp/diff"; then
+		tap_not_ok "lab chroot: neither its mounts nor its /dev reach the host" "$(head -n 20 "$tmp/diff")"
+	else
+		tap_ok "lab chroot: neither its mounts nor its /dev reach the host, /proc/sys and /sys read-only"
+	fi
+}
+if [ "$(id -u)" -ne 0 ] || ! unshare -m -p -f true 2>/dev/null || [ ! -x /bin/busybox ] ||
+	! ldd /bin/busybox 2>&1 | grep -q 'not a dynamic'; then
+	tap_skip "lab chroot" "needs root, mount and PID namespaces and a static /bin/busybox (busybox-static)"
+else
+	lab_chroot
+	check_state "lab chroot"
+fi
 
 # One full run.
 env "$mark" "$here/run.sh" --results "$tmp/full" >"$tmp/full.log" 2>&1

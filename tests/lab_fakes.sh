@@ -5,8 +5,9 @@
 # process handling can be tested in seconds: a kernel tree whose build is
 # a sleep (and a failure when the commit says so), a qemu that plays a
 # scripted guest over vm.sh's two serial ports, and an installed
-# collection of empty programs. Sourced by tests/bisect_exit_test.sh and
-# tests/lab_kill_test.sh; everything lives under the caller's $FAKE dir.
+# collection of empty programs. Sourced by tests/bisect_exit_test.sh,
+# tests/lab_kill_test.sh and tests/locale_test.sh; everything lives
+# under the caller's $FAKE dir.
 
 # fake_tree DIR: a git repository that build.sh takes for a kernel tree.
 # Its build runs a sub-make whose recipe sleeps $(cat fake-build-seconds)
@@ -85,7 +86,8 @@ fake_collection()
 # word of $FAKE_QEMU (comma-separated; the last one repeats), counting
 # boots in $FAKE_QEMU_COUNT:
 #   pass fail skip unmet plan0  the command ran: KTAP and status as named
-#   case:FILE     the command ran, status 0, FILE as result.json
+#   case:FILE     the command ran, status 0, FILE as result.json; a
+#                 directory FILE: its files (ab's CASE.json) instead
 #   noresult      the command ran, status 0, no result.json
 #   boot-panic    the 8254/IO-APIC timer panic, before the command starts
 #   boot-hang     no output at all, until killed
@@ -116,7 +118,11 @@ results() {
 	d=$(mktemp -d)
 	printf '%s\n' "$1" > "$d/status"
 	printf '%b' "$2" > "$d/output.log"
-	[ -z "${3:-}" ] || cp "$3" "$d/result.json"
+	if [ -d "${3:-}" ]; then
+		cp "$3"/* "$d/"
+	elif [ -n "${3:-}" ]; then
+		cp "$3" "$d/result.json"
+	fi
 	{ echo BINDLAB-RESULTS-BEGIN; tar -czf - -C "$d" . | base64; echo BINDLAB-RESULTS-END; } > "$data"
 	rm -rf "$d"
 }

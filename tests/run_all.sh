@@ -17,6 +17,8 @@
 # figures, and does not fail the run.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/strict.sh
+. "$here/scripts/strict.sh"
 logs=${BINDLAB_CHECK_LOGS:-$here/results/check-$(date +%Y%m%d-%H%M%S)-$$}
 detectors=$here/tests/kernel_detectors
 # A component that prints nothing new for this long gets a line anyway.
@@ -181,6 +183,7 @@ run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
 run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 run_part bisect_exit "$here/tests/bisect_exit_test.sh"
+run_part locale "$here/tests/locale_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"

@@ -1,6 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# TAP helpers for the project's shell tests; sourced, not run.
+# TAP helpers for the project's shell tests; sourced, not run. The tests
+# read numbers and names as the scripts do, in the C locale.
+
+# shellcheck source=scripts/strict.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/strict.sh"
 
 tap_n=0
 tap_failed=0
