@@ -91,7 +91,8 @@ FIXTURE_SETUP(bind_fastreuse)
 	int fd, i, err;
 
 	if (unshare(CLONE_NEWNET))
-		SKIP(return, "unshare(CLONE_NEWNET): %s", strerror(errno));
+		SKIP(return, "cannot create a network namespace: %s",
+		     strerror(errno));
 	fd = socket(variant->family, SOCK_STREAM, 0);
 	if (fd < 0 && errno == EAFNOSUPPORT)
 		SKIP(return, "no IPv6: %s", strerror(errno));
