@@ -95,13 +95,13 @@ FIXTURE_SETUP(bind_fastreuse)
 		     strerror(errno));
 	fd = socket(variant->family, SOCK_STREAM, 0);
 	if (fd < 0 && errno == EAFNOSUPPORT)
-		SKIP(return, "no IPv6: %s", strerror(errno));
+		SKIP(return, "IPv6 not available: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(fd, SIOCSIFFLAGS, &ifr));
 	if (variant->family == AF_INET6) {
 		ifr6.ifr6_ifindex = if_nametoindex("lo");
 		err = ioctl(fd, SIOCSIFADDR, &ifr6) ? errno : 0;
 		if (err == EACCES)
-			SKIP(return, "IPv6 is disabled on lo");
+			SKIP(return, "IPv6 not available: disabled on lo");
 		ASSERT_EQ(0, err) TH_LOG("IPv6 address on lo: %s", strerror(err));
 		/* A new address is tentative, so not bindable, for a moment. */
 		for (i = 0; i < 100 && bind(fd, &a.sa, row_addr(AF_INET6, 1, 0, &a)); i++)
