@@ -22,7 +22,8 @@ usage: $BL_PROG [options] LINUX_TREE
     0001  the library, the Makefile, settings, config, bind_bhash_test
     0002  tw_reuse_loopback (and the library source only it needs)
     0003  bind_model_test (and the model only it needs)
-    0004  net/bindlab in tools/testing/selftests/Makefile's TARGETS
+    0004  bind_fastreuse (the harness and libc only)
+    0005  net/bindlab in tools/testing/selftests/Makefile's TARGETS
   Every patch builds on its own. Texts: kernel/series-cover.txt. Author
   and Signed-off-by: this repository's git config user.name/user.email,
   else "bindlab <bindlab@localhost>".
@@ -76,6 +77,7 @@ STAGES=(
 	"bind_bhash_test:"
 	"tw_reuse_loopback:addrwait.c"
 	"bind_model_test:bind_model.c bind_model.h"
+	"bind_fastreuse:"
 )
 
 # The texts file: "== NAME" starts section NAME (cover, 1, 2, ...);

@@ -30,7 +30,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/series_test.XXXXXX")
 # BINDLAB_SERIES_KEEP=1 leaves the clone and the logs for a look.
 [ "${BINDLAB_SERIES_KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT
 DEST=tools/testing/selftests/net/bindlab
-KSFT="bind_bhash_test tw_reuse_loopback bind_model_test"
+KSFT="bind_bhash_test tw_reuse_loopback bind_model_test bind_fastreuse"
 tarball=/usr/src/linux-source-6.12.tar.xz
 mini=$BINDLAB_CACHE/series/linux-6.12-min.git
 labtree=$BINDLAB_CACHE/lab/linux-6.12.git
@@ -296,7 +296,7 @@ check_build()
 	fi
 }
 
-# The last state: net/bindlab in TARGETS, and make install puts the three
+# The last state: net/bindlab in TARGETS, and make install puts the
 # kselftests (and nothing of the companion) where run_kselftest.sh looks.
 check_install()
 {
@@ -424,8 +424,8 @@ nipa_results()
 	     END { for (q in v) print q, v[q] f[q] }' "$1/output.log" 2> /dev/null
 }
 
-# nipa_verdicts DIR WANT: nothing when run_kselftest.sh listed the three
-# programs and each ran the NIPA way: bind_bhash_test failing WANT cases,
+# nipa_verdicts DIR WANT: nothing when run_kselftest.sh listed the
+# programs and each ran the NIPA way: bind_fastreuse failing WANT cases,
 # all bind_fastreuse.*.growth (not ok when WANT > 0), the others ok;
 # else what is wrong, one line each.
 nipa_verdicts()
@@ -433,7 +433,8 @@ nipa_verdicts()
 	local p v cases n want_v line listed
 
 	listed=$(grep -cE "^net/bindlab:(${KSFT// /|})$" "$1/output.log" 2> /dev/null)
-	[ "$listed" = 3 ] || echo "run_kselftest.sh -l listed ${listed:-0}/3 programs"
+	n=$(wc -w <<< "$KSFT")
+	[ "$listed" = "$n" ] || echo "run_kselftest.sh -l listed ${listed:-0}/$n programs"
 	for p in $KSFT; do
 		line=$(nipa_results "$1" | grep "^$p ")
 		if [ -z "$line" ]; then
@@ -443,7 +444,7 @@ nipa_verdicts()
 		read -r _ v cases <<< "$line"
 		n=$(wc -w <<< "$cases")
 		want_v=ok
-		if [ "$p" = bind_bhash_test ]; then
+		if [ "$p" = bind_fastreuse ]; then
 			[ "$2" = 0 ] || want_v=not_ok
 			[ "$n" = "$2" ] || echo "$p: $n failing cases, want $2"
 		else
@@ -456,7 +457,7 @@ nipa_verdicts()
 }
 
 # check_vm NAME REV WANT: the series on the lab's kernel REV; WANT is how
-# many cases of bind_bhash_test fail, all of them bind_fastreuse.*.growth.
+# many cases of bind_fastreuse fail, all of them bind_fastreuse.*.growth.
 check_vm()
 {
 	local name=$1 rev=$2 want=$3 dir=$tmp/vm.$1 rc=0 t=$SECONDS why bad sum w=ok p
@@ -479,7 +480,7 @@ check_vm()
 	if [ -z "$bad" ]; then
 		tap_ok "series.vm.$name # $rev kernel, each program alone the NIPA way: $sum; vm.sh exit $rc, $((SECONDS - t)) s"
 	else
-		not_ok "series.vm.$name # $rev kernel, NIPA's run_tests: want bind_bhash_test $w, the others ok" \
+		not_ok "series.vm.$name # $rev kernel, NIPA's run_tests: want bind_fastreuse $w, the others ok" \
 			"$bad" "got: ${sum:-nothing}; vm.sh exit $rc" "$(tail -n 3 "$dir.err" 2> /dev/null)"
 	fi
 }
