@@ -2,7 +2,7 @@
 /*
  * The rows of bind_conflict (bind_bhash_test.c), one fact each. Included
  * once, after the fixture's FIXTURE_VARIANT(); the variant names follow
- * the grammar of the README ("Test names").
+ * the grammar of docs/results.md ("Test names").
  */
 /*
  * Reuse options against A's state, A and B on one address, one uid, no

@@ -23,7 +23,7 @@
  * Every test runs in a network namespace of its own. A measured cost
  * regression FAILs with its figures and likely cause; a kernel known to
  * have it is declared above the kselftests (the companion's reading of
- * this program's KTAP: BINDLAB_XFAIL, see the README).
+ * this program's KTAP: BINDLAB_XFAIL, docs/results.md).
  */
 #include "bhash_model.h"
 #include "bhash_ports.h"
