@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,7 +302,8 @@ static int one_round(const struct opts *o, struct round_out *out,
  * changes are undone before this process dies of that signal.
  */
 static const int caught_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
-static volatile sig_atomic_t caught;
+/* A lock-free atomic: what C11 lets a signal handler write. */
+static atomic_int caught;
 
 static void catch_signal(int sig)
 {
