@@ -23,8 +23,8 @@ usage: $BL_PROG [options] -k BZIMAGE [--] [COMMAND [ARG...]]
 options:
   -k, --kernel IMAGE    kernel image to boot (required)
   -c, --script TEXT     run the shell text TEXT instead of COMMAND
-  -o, --out DIR         results directory (default: new dir under
-                        \$BINDLAB_CACHE/runs); its path is printed last
+  -o, --out DIR         results directory, new or empty (default: a new
+                        dir under \$BINDLAB_CACHE/runs); its path is printed last
   -C, --collection DIR  installed collection (default: kernel/collection.sh's,
                         built from this project's files)
   -T, --timeout SEC     whole-VM timeout (default 900)
@@ -170,6 +170,8 @@ make_initramfs()
 }
 
 qemu_pid=
+# Set once this run made it: never a "work" from the environment.
+work=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
@@ -177,7 +179,7 @@ cleanup()
 		kill "$qemu_pid" 2> /dev/null || true
 		wait "$qemu_pid" 2> /dev/null || true
 	fi
-	[ -z "${work:-}" ] || rm -rf "$work"
+	[ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 bl_trap_signals
@@ -292,20 +294,19 @@ kvm_works()
 	[ "$(cat "$cache")" = yes ]
 }
 
-if [ -z "$out" ]; then
-	mkdir -p "$BINDLAB_CACHE/runs"
-	out=$(mktemp -d "$BINDLAB_CACHE/runs/vm-$(date +%Y%m%d-%H%M%S)-XXXX")
+# This run's own OUT: files an earlier run left there (a guest's case
+# files, a status) would be read as this run's.
+if [ -n "$out" ]; then
+	bl_own_dir --out "$out"
+else
+	bl_own_dir --out "$BINDLAB_CACHE/runs/vm-$(date +%Y%m%d-%H%M%S)" next
 fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -f "$out/status" "$out/vm_status" "$out/output.log" "$out/boots" \
-	"$out/console.boot1.log" "$out/qemu.boot1.log"
+out=$BL_OWN_DIR
 # The initramfs is staged in the run's own directory: a SIGKILL of this
 # script (no EXIT trap) leaves it there, where the caller's cleanup of OUT
 # takes it, never in a shared /tmp.
 work=$out/.vm-work
-rm -rf "$work"
-mkdir -p "$work"
+mkdir "$work"
 if [ -z "$collection" ]; then
 	# Waited for, not a $(...): a signal gets in, and the build dies with us.
 	bl_run "$BL_KERNEL_DIR/collection.sh" > "$work/collection.out" ||

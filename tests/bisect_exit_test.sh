@@ -119,7 +119,7 @@ expect case_unknown 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.totl
 expect case_bad_threshold 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.total_ms --threshold 1e3
 # --- 128, found out only by running ------------------------------------------
 expect boot_died_twice 128 run FAKE_QEMU=boot-panic -- "${t[@]}"
-dir=$(find "$FAKE/cache-$n/runs" -mindepth 2 -maxdepth 2 -type d | head -n 1)
+dir=$(find "$FAKE/cache-$n/runs" -mindepth 3 -maxdepth 3 -type d -name vm | head -n 1)
 if [ "$(cat "$dir/boots" 2> /dev/null)" = 2 ] && [ "$(cat "$dir/vm_status" 2> /dev/null)" = boot-failed ] &&
    grep -q 'IO-APIC + timer' "$dir/console.boot1.log" 2> /dev/null; then
 	tap_ok "bisect_exit.boot_died_twice_reported # boots 2, vm_status boot-failed, console.boot1.log kept"
@@ -150,6 +150,32 @@ if "$here/bind_bench" -q -r 1 -w 0 --json "$json" reuseaddr same 50 > /dev/null 
 else
 	tap_skip bisect_exit.case_good "bind_bench cannot run here (root, netns)"
 	tap_skip bisect_exit.case_bad "bind_bench cannot run here (root, netns)"
+fi
+# --- one output folder, many steps ------------------------------------------
+# Two steps of one commit at once, then a retest, into one -o: each step
+# gets a folder of its own (COMMIT, COMMIT.2, ...), so none reads or
+# removes another's files, and each answers for itself.
+shared=$FAKE/shared
+pids=()
+for i in 1 2 3; do
+	[ "$i" != 3 ] || wait "${pids[@]}"
+	(cd "$FAKE/tree" && env PATH="$FAKE/bin:$PATH" BINDLAB_CACHE="$FAKE/cache-shared-$i" \
+		FAKE_QEMU=pass-slow timeout 120 "$here/kernel/bisect.sh" -a tcg -C "$FAKE/coll" \
+		-o "$shared" "${t[@]}") > /dev/null 2> "$FAKE/shared-$i.err" &
+	pids[i]=$!
+done
+rcs=
+for i in 1 2 3; do
+	rc=0
+	wait "${pids[i]}" || rc=$?
+	rcs+="$rc "
+done
+steps=$(find "$shared" -mindepth 2 -maxdepth 3 -path '*/vm/status' | wc -l)
+if [ "$rcs" = "0 0 0 " ] && [ "$steps" = 3 ]; then
+	tap_ok "bisect_exit.shared_out_steps_apart # exits $rcs, $steps step folders"
+else
+	tap_not_ok "bisect_exit.shared_out_steps_apart # exits $rcs, $steps step folders with a status" \
+		"$(tail -q -n 1 "$FAKE"/shared-*.err)"
 fi
 # --- 125: this commit cannot be tested ---------------------------------------
 tree_dir=$FAKE/broken expect build_fails 125 run FAKE_QEMU=pass -- "${t[@]}"

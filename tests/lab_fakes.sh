@@ -85,6 +85,7 @@ fake_collection()
 # word of $FAKE_QEMU (comma-separated; the last one repeats), counting
 # boots in $FAKE_QEMU_COUNT:
 #   pass fail skip unmet plan0  the command ran: KTAP and status as named
+#   pass-slow     pass, 3 s after the command started
 #   case:FILE     the command ran, status 0, FILE as result.json
 #   noresult      the command ran, status 0, no result.json
 #   boot-panic    the 8254/IO-APIC timer panic, before the command starts
@@ -130,7 +131,9 @@ boot-panic)
 esac
 started
 case $mode in
-pass) results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2\n' ;;
+pass|pass-slow)
+	[ "$mode" = pass ] || sleep 3
+	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2\n' ;;
 fail) results 1 'TAP version 13\n1..2\nok 1 f.v.a\nnot ok 2 f.v.b\n' ;;
 skip) results 4 'TAP version 13\n1..1\nok 1 f.v.a # SKIP no ipv6\n' ;;
 unmet) results 0 'TAP version 13\n1..3\nok 1 f.v.a\n' ;;
