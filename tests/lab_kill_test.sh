@@ -217,6 +217,11 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$FAKE/used" "$FAKE/bzImage" "$FAKE/bzImage"
 	refused vm_used_out 2 "$FAKE/used/runs/before-boot1/case.json" \
 		"$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/used/runs/before-boot1" -- true
+	# A "work" in the environment is no folder of vm.sh's to remove.
+	mkdir -p "$FAKE/precious"
+	: > "$FAKE/precious/keep"
+	refused vm_env_work_kept 2 "$FAKE/precious/keep" env work="$FAKE/precious" \
+		"$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/a-file/out" -- true
 	refused ab_names_dotdot 2 "" \
 		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" --names ..,after -o "$FAKE/new" "$FAKE/bzImage" "$FAKE/bzImage"
 	[ ! -e "$FAKE/new" ] || tap_not_ok "lab_out.ab_names_dotdot_writes_nothing # $FAKE/new made"
