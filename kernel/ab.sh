@@ -109,6 +109,11 @@ done
 [ -f "$1" ] || [ -d "$1" ] || bl_usage_error "not a kernel image or tree: $1"
 [ -f "$2" ] || [ -d "$2" ] || bl_usage_error "not a kernel image or tree: $2"
 [ -d "$1" ] || [ ${#patch_a[@]} -eq 0 ] || bl_usage_error "--patch-a needs a tree, not an image"
+for k in "$1" "$2"; do
+	[ -f "$k" ] && continue
+	bl_kbuild_path "tree" "$k"
+	bl_kbuild_path BINDLAB_CACHE "$BINDLAB_CACHE"
+done
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
 
 # This run's own OUT: an earlier run's boots there would be compared too.

@@ -48,7 +48,8 @@ options:
                         kernel/collection.sh's)
   -h, --help            this text
 Everything that is not the commit's fault is checked before the build:
-  the options, BINDLAB_NICE and BINDLAB_PROGRESS, the tree (a kernel tree),
+  the options, BINDLAB_NICE and BINDLAB_PROGRESS, the tree (a kernel tree;
+  it and the build directory without a blank or ':', which kbuild refuses),
   -o and BINDLAB_CACHE (ours and writable), qemu, the case or the test (a
   program of the Makefile whose filters select a test of PROGRAM -l).
 exit (git bisect run's convention):
@@ -261,6 +262,12 @@ check_setup()
 	tree=$(cd "$tree" && pwd)
 	if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
 		bl_usage_error "not a kernel tree (no Makefile and arch/x86): $tree"
+	fi
+	bl_kbuild_path --tree "$tree"
+	if [ -n "$build_dir" ]; then
+		bl_kbuild_path --build-dir "$build_dir"
+	else
+		bl_kbuild_path BINDLAB_CACHE "$BINDLAB_CACHE"
 	fi
 	[ -z "$collection" ] || [ -x "$collection/run_kselftest.sh" ] ||
 		bl_usage_error "--collection: no installed collection in $collection"

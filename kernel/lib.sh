@@ -197,6 +197,20 @@ bl_own_dir()
 	bl_check_dir "$what" "$BL_OWN_DIR"
 }
 
+# bl_kbuild_path WHAT PATH: kbuild stops on a source tree with a blank or
+# a ':' ("source directory cannot contain spaces or colons"), and an O=
+# one breaks on them too. The same on every commit: refused before any
+# build, never a build failure read as the tree's (bisect's 125, a
+# mutant's build-failed).
+bl_kbuild_path()
+{
+	local path
+
+	path=$(realpath -m -- "$2")
+	[[ $path != *[[:space:]:]* ]] ||
+		bl_usage_error "$1: kbuild takes no blank or ':' in a path: $path"
+}
+
 # --- processes ---------------------------------------------------------------
 # Nothing a lab script starts may outlive it, whatever signal ends it. A
 # signal it can catch (INT, TERM, HUP) runs bl_kill_children; against

@@ -85,6 +85,8 @@ if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
 	bl_usage_error "not a kernel tree: $tree"
 fi
 tree=$(cd "$tree" && pwd)
+bl_kbuild_path --tree "$tree"
+bl_kbuild_path --out "$out"
 git -C "$tree" rev-parse -q --verify HEAD > /dev/null ||
 	bl_usage_error "not a git checkout: $tree"
 # A branch checked out here would be another user's work tree, and

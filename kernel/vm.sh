@@ -41,7 +41,8 @@ options:
   -h, --help            this text
 OUT gets: console.log (serial console, kernel log and output), output.log
   (COMMAND's stdout+stderr: KTAP or bench text), status (its exit code),
-  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed), boots (how many
+  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed,
+  write-failed: OUT took no more data, a full disk), boots (how many
   boots it took), every file COMMAND left in its working directory (e.g.
   bind_bench --json files).
 A boot that dies before the command starts (the guest never printed
@@ -54,7 +55,7 @@ exit: COMMAND's status when the guest reported one; 124 timeout (qemu killed);
   125 kernel panic or no result after the command started (guest hang,
   crash); 123 both boots died before the command started (an
   infrastructure failure, never a verdict on the kernel); 126 harness error
-  (qemu or a tool missing, bad image); 2 usage; 128+N killed by signal N
+  (qemu or a tool missing, bad image, OUT full); 2 usage; 128+N killed by signal N
   (qemu and every helper gone)
 environment: BINDLAB_CACHE, BINDLAB_NICE (default 19), BINDLAB_ACCEL,
   BINDLAB_PROGRESS (seconds between progress lines on stderr, default 30),
@@ -349,13 +350,27 @@ boot_once()
 	fi
 	qemu_rc=$qrc
 	rm -f "$out/data.log"
+	# A result lost because OUT took no more data (qemu's serial files,
+	# the unpacking) is the machine's fault, never the kernel's.
+	[ "$vm_status" = ok ] || out_has_room || vm_status=write-failed
+}
+
+# out_has_room: OUT still takes a MiB.
+out_has_room()
+{
+	local rc=0
+
+	head -c 1048576 /dev/zero 2> /dev/null > "$out/.vm-room" || rc=1
+	rm -f "$out/.vm-room"
+	return "$rc"
 }
 
 # A boot that died before the command started: its console is kept, and
 # the caller boots again.
 boot_died()
 {
-	[ "$vm_status" != ok ] && [ "$vm_status" != qemu-failed ] && [ "$started" = 0 ]
+	[ "$vm_status" != ok ] && [ "$vm_status" != qemu-failed ] &&
+		[ "$vm_status" != write-failed ] && [ "$started" = 0 ]
 }
 
 bl_log "booting $kernel ($accel$([ "$icount" = 0 ] || echo " icount"), ${mem}M, timeout ${vm_timeout}s) -> $out"
@@ -376,8 +391,8 @@ if boot_died; then
 	fi
 fi
 elapsed=$((SECONDS - start))
-echo "$boots" > "$out/boots"
-echo "$vm_status" > "$out/vm_status"
+{ echo "$boots" > "$out/boots" && echo "$vm_status" > "$out/vm_status"; } 2> /dev/null ||
+	vm_status=write-failed
 
 case $vm_status in
 ok)
@@ -396,6 +411,10 @@ panic)
 	bl_log "kernel panic after ${elapsed}s:"
 	grep -A 3 'Kernel panic' "$out/console.log" | head -n 4 >&2
 	rc=125
+	;;
+write-failed)
+	bl_log "$out takes no more data (a full disk?): the result is lost, a harness error"
+	rc=126
 	;;
 qemu-failed)
 	bl_log "qemu failed (exit $qemu_rc):"

@@ -86,6 +86,9 @@ fake_collection()
 # boots in $FAKE_QEMU_COUNT:
 #   pass fail skip unmet plan0  the command ran: KTAP and status as named
 #   pass-slow     pass, 3 s after the command started
+#   disk-full     the command ran, then the results' disk filled up (a
+#                 file of 1 GiB at most in the console's directory: give
+#                 it a small tmpfs) before the results came back
 #   case:FILE     the command ran, status 0, FILE as result.json
 #   noresult      the command ran, status 0, no result.json
 #   boot-panic    the 8254/IO-APIC timer panic, before the command starts
@@ -140,6 +143,9 @@ unmet) results 0 'TAP version 13\n1..3\nok 1 f.v.a\n' ;;
 plan0) results 0 'TAP version 13\n1..0\n# Totals: pass:0\n' ;;
 case:*) results 0 'reuseaddr same 100: 1.000 ms\n' "${mode#case:}" ;;
 noresult) results 0 'nothing\n' ;;
+disk-full)
+	head -c 1073741824 /dev/zero > "$(dirname "$con")/fill" 2> /dev/null
+	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n' 2> /dev/null ;;
 run-panic) echo "Kernel panic - not syncing: Fatal exception in interrupt" >> "$con" ;;
 slow) exec sleep 3600 ;;
 esac

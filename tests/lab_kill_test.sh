@@ -222,6 +222,26 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 	: > "$FAKE/precious/keep"
 	refused vm_env_work_kept 2 "$FAKE/precious/keep" env work="$FAKE/precious" \
 		"$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/a-file/out" -- true
+	# OUT full as the guest answers: the machine's fault (126), never
+	# the kernel's "no result" (125). A 16 MiB tmpfs (the initramfs takes
+	# ~8) in a mount namespace of our own; the fake guest fills the rest.
+	mkdir -p "$FAKE/full"
+	# shellcheck disable=SC2016 # expands in the inner shell
+	if unshare -m sh -c 'mount -t tmpfs -o size=16m tmpfs "$1"' - "$FAKE/full" 2> /dev/null; then
+		# shellcheck disable=SC2016 # expands in the inner shell
+		FAKE_QEMU=disk-full BINDLAB_CACHE=$FAKE/out-cache unshare -m sh -c \
+			'mount -t tmpfs -o size=16m tmpfs "$1" && shift && exec "$@"' - "$FAKE/full" \
+			timeout 60 "$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/full/out" -- true \
+			> /dev/null 2> "$FAKE/full.err"
+		rc=$?
+		if [ "$rc" = 126 ] && tail -n 1 "$FAKE/full.err" | grep -q 'takes no more data'; then
+			tap_ok "lab_out.vm_disk_full # exit 126: $(tail -n 1 "$FAKE/full.err" | cut -c 1-100)"
+		else
+			tap_not_ok "lab_out.vm_disk_full # exit $rc, want 126" "$(tail -n 2 "$FAKE/full.err")"
+		fi
+	else
+		tap_skip lab_out.vm_disk_full "no mount namespace here (unshare -m)"
+	fi
 	refused ab_names_dotdot 2 "" \
 		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" --names ..,after -o "$FAKE/new" "$FAKE/bzImage" "$FAKE/bzImage"
 	[ ! -e "$FAKE/new" ] || tap_not_ok "lab_out.ab_names_dotdot_writes_nothing # $FAKE/new made"
