@@ -176,7 +176,7 @@ bl_check_dir()
 # it ends, keeps a concurrent run from taking the same empty directory.
 bl_own_dir()
 {
-	local what=$1 dir=$2 next=${3:-} try n=1 fd
+	local what=$1 dir=$2 next=${3:-} try n=1 fd held
 
 	[ "$dir" = / ] || dir=${dir%/}
 	mkdir -p -- "$(dirname -- "$dir")" 2> /dev/null ||
@@ -191,7 +191,8 @@ bl_own_dir()
 	[ -O "$try" ] || bl_usage_error "$what: $try belongs to another user ($(stat -c %U -- "$try"))"
 	{ exec {fd}< "$try"; } 2> /dev/null || bl_usage_error "$what: cannot open $try"
 	flock -n "$fd" || bl_usage_error "$what: $try is another run's, still running"
-	[ -z "$(ls -A -- "$try")" ] ||
+	held=$(ls -A -- "$try" 2> /dev/null) || bl_usage_error "$what: cannot list $try"
+	[ -z "$held" ] ||
 		bl_usage_error "$what: $try already holds files (an earlier run's?): give a new or empty directory"
 	BL_OWN_DIR=$(cd -- "$try" && pwd)
 	bl_check_dir "$what" "$BL_OWN_DIR"
