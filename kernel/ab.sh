@@ -189,7 +189,7 @@ for ((k = 1; k <= boots; k++)); do
 		rc=0
 		bl_run "$BL_KERNEL_DIR/vm.sh" -k "${image[$s]}" -o "$run" -T "$vm_timeout" \
 			-a "$accel" ${collection:+-C "$collection"} -c "$(guest_script)" > /dev/null || rc=$?
-		[ "$rc" != 126 ] || bl_die 126 "vm.sh could not run qemu"
+		[ "$rc" != 126 ] || bl_die 126 "vm.sh: a harness error (no qemu, a full disk: its line above)"
 		[ "$rc" = 0 ] || { bl_log "boot $k of ${label[$s]} failed (vm.sh exit $rc)"; failed=1; }
 		merge_boot "$run" "$out/${label[$s]}/boot$k" || failed=1
 	done
