@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,31 +242,20 @@ static int check_env(const struct opts *o, struct bl_why *why)
 	return 0;
 }
 
-/* --no-netns: leave the namespace we were given as we found it. */
-static void restore_netns(const struct opts *o, struct bl_addr_undo *undo,
-			  bool lo_was_up)
-{
-	if (o->netns)
-		return;
-	bl_bind_undo(&o->spec, undo);
-	if (!lo_was_up)
-		bl_link_set_up("lo", false);
-}
-
 /* Runs in the round's child: namespace, addresses, fds, then the loop. */
 static int one_round(const struct opts *o, struct round_out *out,
 		     struct bl_progress *progress)
 {
-	static struct bl_addr_undo undo;
-	bool lo_was_up = bl_link_is_up("lo");
 	struct bl_bind_run run, owner = {};
 	struct bl_bind_spec spec = o->spec;
 	struct bl_why why = { "" };
-	int err;
+	int err = 0;
 
-	err = o->netns ? bl_netns_enter(&why) : bl_netns_lo_up(&why);
-	if (!err)
-		err = bl_bind_prepare_undo(&o->spec, &undo, &why);
+	/* --no-netns: the parent made the namespace ready (given_ns_setup). */
+	if (o->netns)
+		err = bl_netns_enter(&why);
+	if (!err && o->netns)
+		err = bl_bind_prepare(&o->spec, &why);
 	if (!err)
 		err = bl_fd_reserve(o->spec.n + !!o->owner, &why);
 	run = (struct bl_bind_run){};
@@ -280,7 +270,6 @@ static int one_round(const struct opts *o, struct round_out *out,
 		if (bl_bind_loop(&os, &owner, NULL, &why)) {
 			snprintf(out->why, sizeof(out->why), "owner: %s", why.msg);
 			bl_bind_close(&owner);
-			restore_netns(o, &undo, lo_was_up);
 			return BL_EXIT_FAIL;
 		}
 		spec.port = owner.port;
@@ -291,7 +280,6 @@ static int one_round(const struct opts *o, struct round_out *out,
 		/* Not even started: the environment cannot run it. */
 		snprintf(out->why, sizeof(out->why), "%s", why.msg);
 		bl_bind_close(&owner);
-		restore_netns(o, &undo, lo_was_up);
 		return BL_EXIT_SKIP;
 	}
 	if (!err) {
@@ -303,8 +291,69 @@ static int one_round(const struct opts *o, struct round_out *out,
 	}
 	bl_bind_close(&run);
 	bl_bind_close(&owner);
-	restore_netns(o, &undo, lo_was_up);
 	return err ? BL_EXIT_FAIL : BL_EXIT_PASS;
+}
+
+/*
+ * --no-netns changes the namespace it was given (lo up, addresses) and
+ * must leave it as it found it on every exit: a later run would take what
+ * it left for the user's. So these signals are caught while it holds
+ * changes; the round runs in a child, killed when one comes, and the
+ * changes are undone before this process dies of that signal.
+ */
+static const int caught_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+/* A lock-free atomic: what C11 lets a signal handler write. */
+static atomic_int caught;
+
+static void catch_signal(int sig)
+{
+	caught = sig;
+}
+
+/* On: catch them (an ignored one stays ignored); off: as they were. */
+static void catch_signals(bool on)
+{
+	/* No SA_RESTART: a wait or netlink call returns at once with EINTR. */
+	struct sigaction sa = { .sa_handler = catch_signal };
+	static struct sigaction was[ARRAY_SIZE(caught_signals)];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(caught_signals); i++) {
+		if (!on) {
+			sigaction(caught_signals[i], &was[i], NULL);
+			continue;
+		}
+		sigaction(caught_signals[i], NULL, &was[i]);
+		if (was[i].sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+	}
+}
+
+struct given_ns {
+	struct bl_addr_undo undo;
+	bool lo_was_up;
+};
+
+static int given_ns_setup(const struct opts *o, struct given_ns *g,
+			  struct bl_why *why)
+{
+	int err;
+
+	g->undo.n = 0;
+	g->lo_was_up = bl_link_is_up("lo");
+	err = bl_netns_lo_up(why);
+	if (!err)
+		err = bl_bind_prepare_undo(&o->spec, &g->undo, why);
+	if (!err && caught)
+		err = bl_why_set(why, EINTR, "stopped by signal %d", caught);
+	return err;
+}
+
+static void given_ns_restore(const struct opts *o, struct given_ns *g)
+{
+	bl_bind_undo(&o->spec, &g->undo);
+	if (!g->lo_was_up)
+		bl_link_set_up("lo", false);
 }
 
 struct round_job {
@@ -317,7 +366,22 @@ static int round_job(void *arg)
 {
 	struct round_job *j = arg;
 
+	/* The child dies of a signal; the parent undoes what it set up. */
+	if (!j->o->netns)
+		catch_signals(false);
 	return one_round(j->o, j->out, j->progress);
+}
+
+/* Wait for the round's child; a signal to us ends it at once. */
+static int wait_round(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+		if (caught)
+			kill(pid, SIGKILL);
+	}
+	return 0;
 }
 
 /*
@@ -327,29 +391,43 @@ static int round_job(void *arg)
 static int run_round(const struct opts *o, struct round_out *out,
 		     struct bl_progress *progress)
 {
-	struct round_job job;
-	int status = 0;
+	static struct given_ns given;
+	struct round_job job = { o, out, progress };
+	struct bl_why why = { "" };
+	int status = 0, err;
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
 	if (!o->netns) {
-		out->status = one_round(o, out, progress);
-		return out->status;
+		catch_signals(true);
+		err = given_ns_setup(o, &given, &why);
+		if (err) {
+			snprintf(out->why, sizeof(out->why), "%s", why.msg);
+			status = BL_EXIT_SKIP << 8;
+			goto restore;
+		}
 	}
-	job = (struct round_job){ o, out, progress };
 	pid = bl_child_run(round_job, &job);
 	if (pid < 0) {
 		snprintf(out->why, sizeof(out->why), "fork: %s", strerror(-pid));
-		return BL_EXIT_FAIL;
+		status = BL_EXIT_FAIL << 8;
+		goto restore;
 	}
 	/* Killed with us: a round must not outlive bind_bench. */
-	if (bl_child_wait(pid, 0, &status) || !WIFEXITED(status)) {
+	if (wait_round(pid, &status))
+		status = BL_EXIT_FAIL << 8;
+	else if (!WIFEXITED(status))
 		snprintf(out->why, sizeof(out->why), "round child died%s%s",
 			 WIFSIGNALED(status) ? ": " : "",
 			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");
-		return BL_EXIT_FAIL;
+restore:
+	if (!o->netns) {
+		given_ns_restore(o, &given);
+		catch_signals(false);
+		if (caught)
+			raise(caught);
 	}
-	out->status = WEXITSTATUS(status);
+	out->status = WIFEXITED(status) ? WEXITSTATUS(status) : BL_EXIT_FAIL;
 	return out->status;
 }
 

@@ -28,8 +28,8 @@ options:
                         repeatable; default every case
       --patch-a FILE    patch for tree A (repeatable); likewise --patch-b
       --names A,B       labels of the two sides (default before,after)
-  -o, --out DIR         output directory (default a new dir under
-                        \$BINDLAB_CACHE/runs)
+  -o, --out DIR         output directory, new or empty (default a new
+                        dir under \$BINDLAB_CACHE/runs)
   -T, --timeout SEC     per-boot timeout (default 3600)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
   -C, --collection DIR  installed collection for the guests (default
@@ -90,9 +90,13 @@ case $accel in auto|kvm|tcg) ;; *) bl_usage_error "--accel: auto, kvm or tcg" ;;
 bl_check_env
 bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
 bl_trap_signals
+# Each label is a directory of OUT: no '/', and not "." or "..".
 [[ $names =~ ^[A-Za-z0-9._-]+,[A-Za-z0-9._-]+$ ]] || bl_usage_error "--names wants LABEL,LABEL"
 label=("${names%,*}" "${names#*,}")
 [ "${label[0]}" != "${label[1]}" ] || bl_usage_error "--names: two different labels"
+for l in "${label[@]}"; do
+	[[ $l != . && $l != .. ]] || bl_usage_error "--names: '$l' is no label (a directory of OUT)"
+done
 bl_cases_load || exit 2
 [ ${#cases[@]} -gt 0 ] || cases=("${BL_CASE_NAMES[@]}")
 for c in "${cases[@]}"; do
@@ -105,14 +109,21 @@ done
 [ -f "$1" ] || [ -d "$1" ] || bl_usage_error "not a kernel image or tree: $1"
 [ -f "$2" ] || [ -d "$2" ] || bl_usage_error "not a kernel image or tree: $2"
 [ -d "$1" ] || [ ${#patch_a[@]} -eq 0 ] || bl_usage_error "--patch-a needs a tree, not an image"
+for k in "$1" "$2"; do
+	[ -f "$k" ] && continue
+	bl_kbuild_path "tree" "$k"
+	bl_kbuild_path BINDLAB_CACHE "$BINDLAB_CACHE"
+done
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
 
-if [ -z "$out" ]; then
-	mkdir -p "$BINDLAB_CACHE/runs"
-	out=$(mktemp -d "$BINDLAB_CACHE/runs/ab-$(date +%Y%m%d-%H%M%S)-XXXX")
+# This run's own OUT: an earlier run's boots there would be compared too.
+if [ -n "$out" ]; then
+	bl_own_dir --out "$out"
+else
+	bl_own_dir --out "$BINDLAB_CACHE/runs/ab-$(date +%Y%m%d-%H%M%S)" next
 fi
-mkdir -p "$out/${label[0]}" "$out/${label[1]}" "$out/runs"
-out=$(cd "$out" && pwd)
+out=$BL_OWN_DIR
+mkdir "$out/${label[0]}" "$out/${label[1]}" "$out/runs"
 
 # resolve_kernel K SIDE [BUILD.SH-ARGS]: image[K] is SIDE as is, or the
 # image build.sh makes of the tree SIDE (waited for, not a $(...): a
@@ -153,7 +164,7 @@ merge_boot()
 {
 	local run=$1 dest=$2 c rc=0 args=()
 
-	mkdir -p "$dest"
+	mkdir "$dest"
 	bl_case_decls "${cases[@]}"
 	args=("${BL_CASE_DECLS[@]}")
 	for c in "${cases[@]}"; do
@@ -178,7 +189,7 @@ for ((k = 1; k <= boots; k++)); do
 		rc=0
 		bl_run "$BL_KERNEL_DIR/vm.sh" -k "${image[$s]}" -o "$run" -T "$vm_timeout" \
 			-a "$accel" ${collection:+-C "$collection"} -c "$(guest_script)" > /dev/null || rc=$?
-		[ "$rc" != 126 ] || bl_die 126 "vm.sh could not run qemu"
+		[ "$rc" != 126 ] || bl_die 126 "vm.sh: a harness error (no qemu, a full disk: its line above)"
 		[ "$rc" = 0 ] || { bl_log "boot $k of ${label[$s]} failed (vm.sh exit $rc)"; failed=1; }
 		merge_boot "$run" "$out/${label[$s]}/boot$k" || failed=1
 	done

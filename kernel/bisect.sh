@@ -41,13 +41,15 @@ options:
   -r, --rounds R        rounds (default 3)
   -T, --timeout SEC     VM timeout (default 1800)
   -a, --accel MODE      auto, kvm or tcg (see vm.sh)
-  -o, --out DIR         keep each step's results in DIR/COMMIT (default
-                        \$BINDLAB_CACHE/runs/bisect-TREE)
+  -o, --out DIR         keep each step's results in DIR/COMMIT/vm, or
+                        DIR/COMMIT.N/vm when COMMIT was tested before
+                        (default \$BINDLAB_CACHE/runs/bisect-TREE)
   -C, --collection DIR  installed collection for the guest (default
                         kernel/collection.sh's)
   -h, --help            this text
 Everything that is not the commit's fault is checked before the build:
-  the options, BINDLAB_NICE and BINDLAB_PROGRESS, the tree (a kernel tree),
+  the options, BINDLAB_NICE and BINDLAB_PROGRESS, the tree (a kernel tree;
+  it and the build directory without a blank or ':', which kbuild refuses),
   -o and BINDLAB_CACHE (ours and writable), qemu, the case or the test (a
   program of the Makefile whose filters select a test of PROGRAM -l).
 exit (git bisect run's convention):
@@ -261,6 +263,12 @@ check_setup()
 	if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
 		bl_usage_error "not a kernel tree (no Makefile and arch/x86): $tree"
 	fi
+	bl_kbuild_path --tree "$tree"
+	if [ -n "$build_dir" ]; then
+		bl_kbuild_path --build-dir "$build_dir"
+	else
+		bl_kbuild_path BINDLAB_CACHE "$BINDLAB_CACHE"
+	fi
 	[ -z "$collection" ] || [ -x "$collection/run_kselftest.sh" ] ||
 		bl_usage_error "--collection: no installed collection in $collection"
 	bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
@@ -334,9 +342,9 @@ build()
 	local rc=0
 
 	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --name bisect \
-		${build_dir:+--out "$build_dir"} > "$run/build.out" || rc=$?
+		${build_dir:+--out "$build_dir"} > "$step/build.out" || rc=$?
 	case $rc in
-	0) image=$(tail -n 1 "$run/build.out") ;;
+	0) image=$(tail -n 1 "$step/build.out") ;;
 	1) bl_log "$commit: build failed: skip"; exit 125 ;;
 	*) bl_log "$commit: build.sh exit $rc (not the tree's failure): abort"; exit 128 ;;
 	esac
@@ -373,9 +381,11 @@ commit=$(git -C "$tree" rev-parse --short HEAD 2> /dev/null) || commit=worktree
 treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 [ -n "$out" ] || out=$BINDLAB_CACHE/runs/bisect-$treekey
 bl_check_dir --out "$out"
-run=$out/$commit
-bl_check_dir --out "$run"
-rm -f "$run/result.json" "$run/output.log"
+# Each step its own folder: a step that shared one would read, or remove,
+# another step's files (a retest of the commit, a second bisect at once).
+bl_own_dir --out "$out/$commit" next
+step=$BL_OWN_DIR
+run=$step/vm
 
 # Every step reuses one build directory: a step rebuilds only what the
 # checkout changed.

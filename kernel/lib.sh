@@ -167,6 +167,51 @@ bl_check_dir()
 	rm -f "$probe"
 }
 
+# bl_own_dir WHAT DIR [next]: this run's own output directory, in
+# BL_OWN_DIR (absolute). DIR is made now (its parents as needed), or is
+# an empty directory of ours; with "next", the first of DIR, DIR.2,
+# DIR.3, ... that mkdir makes, so that steps sharing DIR get one each.
+# One that holds anything is refused: files an earlier run left there
+# would be read as this run's. A flock on it, held by the caller until
+# it ends, keeps a concurrent run from taking the same empty directory.
+bl_own_dir()
+{
+	local what=$1 dir=$2 next=${3:-} try n=1 fd held
+
+	[ "$dir" = / ] || dir=${dir%/}
+	mkdir -p -- "$(dirname -- "$dir")" 2> /dev/null ||
+		bl_usage_error "$what: cannot create $(dirname -- "$dir")"
+	try=$dir
+	while ! mkdir -- "$try" 2> /dev/null && [ -n "$next" ] && [ -e "$try" ]; do
+		n=$((n + 1))
+		[ "$n" -le 1000 ] || bl_usage_error "$what: $dir.2 to $dir.1000 all exist"
+		try=$dir.$n
+	done
+	[ -d "$try" ] || bl_usage_error "$what: cannot create $try"
+	[ -O "$try" ] || bl_usage_error "$what: $try belongs to another user ($(stat -c %U -- "$try"))"
+	{ exec {fd}< "$try"; } 2> /dev/null || bl_usage_error "$what: cannot open $try"
+	flock -n "$fd" || bl_usage_error "$what: $try is another run's, still running"
+	held=$(ls -A -- "$try" 2> /dev/null) || bl_usage_error "$what: cannot list $try"
+	[ -z "$held" ] ||
+		bl_usage_error "$what: $try already holds files (an earlier run's?): give a new or empty directory"
+	BL_OWN_DIR=$(cd -- "$try" && pwd)
+	bl_check_dir "$what" "$BL_OWN_DIR"
+}
+
+# bl_kbuild_path WHAT PATH: kbuild stops on a source tree with a blank or
+# a ':' ("source directory cannot contain spaces or colons"), and an O=
+# one breaks on them too. The same on every commit: refused before any
+# build, never a build failure read as the tree's (bisect's 125, a
+# mutant's build-failed).
+bl_kbuild_path()
+{
+	local path
+
+	path=$(realpath -m -- "$2")
+	[[ $path != *[[:space:]:]* ]] ||
+		bl_usage_error "$1: kbuild takes no blank or ':' in a path: $path"
+}
+
 # --- processes ---------------------------------------------------------------
 # Nothing a lab script starts may outlive it, whatever signal ends it. A
 # signal it can catch (INT, TERM, HUP) runs bl_kill_children; against

@@ -39,7 +39,10 @@ options:
 output: one line per mutant (its verdict and times); the table, rewritten
   after each mutant (JSON and text), with the kernel version and the
   project's commit; a run killed midway loses at most the mutant it ran.
-exit: 0 done, 2 usage, 3 harness error (a VM or build error of ours)
+  Each run's mutants, logs and VMs: a new \$BINDLAB_CACHE/mutate/runs/DATE.
+exit: 0 done, 2 usage (also: TREE has uncommitted changes, the table's
+  folder is not writable, the project is no git checkout), 3 harness
+  error (a VM or build error of ours)
 EOF
 }
 
@@ -82,21 +85,38 @@ if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
 	bl_usage_error "not a kernel tree: $tree"
 fi
 tree=$(cd "$tree" && pwd)
+bl_kbuild_path --tree "$tree"
+bl_kbuild_path --out "$out"
 git -C "$tree" rev-parse -q --verify HEAD > /dev/null ||
 	bl_usage_error "not a git checkout: $tree"
-# A branch checked out here would be another user's work tree.
+# A branch checked out here would be another user's work tree, and
+# uncommitted edits someone's work: each mutant resets the files it
+# changes, so neither is taken.
 if git -C "$tree" symbolic-ref -q HEAD > /dev/null; then
 	bl_usage_error "$tree has a branch checked out: mutate a detached worktree (git worktree add --detach)"
 fi
+dirty=$(git -C "$tree" status --porcelain --untracked-files=no 2> /dev/null | head -n 1) ||
+	bl_usage_error "git status fails in $tree"
+[ -z "$dirty" ] ||
+	bl_usage_error "$tree has uncommitted changes ($dirty): commit or drop them (a killed run's mutant: git -C TREE checkout -- .)"
+# The table records the project's commit: it needs one.
+git -C "$BL_REPO_DIR" rev-parse -q --verify HEAD > /dev/null 2>&1 ||
+	bl_usage_error "$BL_REPO_DIR is not a git checkout: the table records the project's commit"
+# The table is rewritten after each mutant: refused now, not after a build.
+bl_check_dir --results "$(dirname -- "$table")"
+[ ! -e "$table" ] || { [ -f "$table" ] && [ -w "$table" ]; } ||
+	bl_usage_error "--results: $table is not a writable file"
 tool=$BL_REPO_DIR/bindlab_results
 [ -x "$tool" ] || bl_die 3 "no $tool (make, or ./run.sh mutate)"
 mutants() { python3 "$BL_KERNEL_DIR/mutants.py" "$@"; }
 
-gen=$BINDLAB_CACHE/mutate/gen-$(git -C "$tree" rev-parse --short HEAD)
-rm -rf "$gen"
+# This run's own folder: mutants, logs and VM results of a concurrent or
+# earlier run are never read or removed.
+bl_own_dir "mutate run" "$BINDLAB_CACHE/mutate/runs/$(date +%Y%m%d-%H%M%S)" next
+mine=$BL_OWN_DIR
+gen=$mine/gen
 mutants gen "$tree" "$gen" >&2
 manifest=$gen/mutants.json
-mkdir -p "$(dirname "$table")" "$BINDLAB_CACHE/mutate/runs"
 
 # The files a mutant may have changed, and the stamp that keeps the tree
 # unlike its cached image (build.sh returns a clean tree's image unbuilt).
@@ -157,7 +177,7 @@ run_stage()
 {
 	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout
 
-	dir=$BINDLAB_CACHE/mutate/runs/$id/s$stage
+	dir=$mine/$id/s$stage
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if [ "$stage" = 1 ]; then
@@ -198,12 +218,12 @@ run_mutant()
 	t0=$SECONDS
 	rc=0
 	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" -n mutate \
-		> "$BINDLAB_CACHE/mutate/build.out" 2> "$BINDLAB_CACHE/mutate/build.err" || rc=$?
+		> "$mine/build.out" 2> "$mine/build.err" || rc=$?
 	build_s=$((SECONDS - t0))
 	case $rc in
-	0) image=$(tail -n 1 "$BINDLAB_CACHE/mutate/build.out") ;;
+	0) image=$(tail -n 1 "$mine/build.out") ;;
 	1) record "$id" build-failed "$build_s" 0 0 1 ""; return 0 ;;
-	*) bl_die 3 "build.sh exit $rc for $id (see $BINDLAB_CACHE/mutate/build.err)" ;;
+	*) bl_die 3 "build.sh exit $rc for $id (see $mine/build.err)" ;;
 	esac
 	run_stage "$id" 1 "$image"
 	s1=$stage_s b1=$boot_s killed=$killed_by
@@ -218,7 +238,7 @@ run_mutant()
 	124) verdict=timed-out ;;
 	125) verdict=killed; killed+=${killed:+,}vm:crash ;;
 	123) bl_log "$id: both boots died before the command started: not recorded"; return 0 ;;
-	*) bl_die 3 "vm.sh exit $vm_rc for $id (see $BINDLAB_CACHE/mutate/runs/$id)" ;;
+	*) bl_die 3 "vm.sh exit $vm_rc for $id (see $mine/$id)" ;;
 	esac
 	# A run whose programs passed yet vm.sh says 1: fail closed.
 	if [ "$verdict" = survived ] && [ "$vm_rc" = 1 ]; then

@@ -23,8 +23,8 @@ usage: $BL_PROG [options] -k BZIMAGE [--] [COMMAND [ARG...]]
 options:
   -k, --kernel IMAGE    kernel image to boot (required)
   -c, --script TEXT     run the shell text TEXT instead of COMMAND
-  -o, --out DIR         results directory (default: new dir under
-                        \$BINDLAB_CACHE/runs); its path is printed last
+  -o, --out DIR         results directory, new or empty (default: a new
+                        dir under \$BINDLAB_CACHE/runs); its path is printed last
   -C, --collection DIR  installed collection (default: kernel/collection.sh's,
                         built from this project's files)
   -T, --timeout SEC     whole-VM timeout (default 900)
@@ -41,7 +41,8 @@ options:
   -h, --help            this text
 OUT gets: console.log (serial console, kernel log and output), output.log
   (COMMAND's stdout+stderr: KTAP or bench text), status (its exit code),
-  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed), boots (how many
+  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed,
+  write-failed: OUT took no more data, a full disk), boots (how many
   boots it took), every file COMMAND left in its working directory (e.g.
   bind_bench --json files).
 A boot that dies before the command starts (the guest never printed
@@ -54,7 +55,7 @@ exit: COMMAND's status when the guest reported one; 124 timeout (qemu killed);
   125 kernel panic or no result after the command started (guest hang,
   crash); 123 both boots died before the command started (an
   infrastructure failure, never a verdict on the kernel); 126 harness error
-  (qemu or a tool missing, bad image); 2 usage; 128+N killed by signal N
+  (qemu or a tool missing, bad image, OUT full); 2 usage; 128+N killed by signal N
   (qemu and every helper gone)
 environment: BINDLAB_CACHE, BINDLAB_NICE (default 19), BINDLAB_ACCEL,
   BINDLAB_PROGRESS (seconds between progress lines on stderr, default 30),
@@ -170,6 +171,8 @@ make_initramfs()
 }
 
 qemu_pid=
+# Set once this run made it: never a "work" from the environment.
+work=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
@@ -177,7 +180,7 @@ cleanup()
 		kill "$qemu_pid" 2> /dev/null || true
 		wait "$qemu_pid" 2> /dev/null || true
 	fi
-	[ -z "${work:-}" ] || rm -rf "$work"
+	[ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 bl_trap_signals
@@ -292,20 +295,19 @@ kvm_works()
 	[ "$(cat "$cache")" = yes ]
 }
 
-if [ -z "$out" ]; then
-	mkdir -p "$BINDLAB_CACHE/runs"
-	out=$(mktemp -d "$BINDLAB_CACHE/runs/vm-$(date +%Y%m%d-%H%M%S)-XXXX")
+# This run's own OUT: files an earlier run left there (a guest's case
+# files, a status) would be read as this run's.
+if [ -n "$out" ]; then
+	bl_own_dir --out "$out"
+else
+	bl_own_dir --out "$BINDLAB_CACHE/runs/vm-$(date +%Y%m%d-%H%M%S)" next
 fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -f "$out/status" "$out/vm_status" "$out/output.log" "$out/boots" \
-	"$out/console.boot1.log" "$out/qemu.boot1.log"
+out=$BL_OWN_DIR
 # The initramfs is staged in the run's own directory: a SIGKILL of this
 # script (no EXIT trap) leaves it there, where the caller's cleanup of OUT
 # takes it, never in a shared /tmp.
 work=$out/.vm-work
-rm -rf "$work"
-mkdir -p "$work"
+mkdir "$work"
 if [ -z "$collection" ]; then
 	# Waited for, not a $(...): a signal gets in, and the build dies with us.
 	bl_run "$BL_KERNEL_DIR/collection.sh" > "$work/collection.out" ||
@@ -348,13 +350,27 @@ boot_once()
 	fi
 	qemu_rc=$qrc
 	rm -f "$out/data.log"
+	# A result lost because OUT took no more data (qemu's serial files,
+	# the unpacking) is the machine's fault, never the kernel's.
+	[ "$vm_status" = ok ] || out_has_room || vm_status=write-failed
+}
+
+# out_has_room: OUT still takes a MiB.
+out_has_room()
+{
+	local rc=0
+
+	head -c 1048576 /dev/zero 2> /dev/null > "$out/.vm-room" || rc=1
+	rm -f "$out/.vm-room"
+	return "$rc"
 }
 
 # A boot that died before the command started: its console is kept, and
 # the caller boots again.
 boot_died()
 {
-	[ "$vm_status" != ok ] && [ "$vm_status" != qemu-failed ] && [ "$started" = 0 ]
+	[ "$vm_status" != ok ] && [ "$vm_status" != qemu-failed ] &&
+		[ "$vm_status" != write-failed ] && [ "$started" = 0 ]
 }
 
 bl_log "booting $kernel ($accel$([ "$icount" = 0 ] || echo " icount"), ${mem}M, timeout ${vm_timeout}s) -> $out"
@@ -375,8 +391,8 @@ if boot_died; then
 	fi
 fi
 elapsed=$((SECONDS - start))
-echo "$boots" > "$out/boots"
-echo "$vm_status" > "$out/vm_status"
+{ echo "$boots" > "$out/boots" && echo "$vm_status" > "$out/vm_status"; } 2> /dev/null ||
+	vm_status=write-failed
 
 case $vm_status in
 ok)
@@ -395,6 +411,10 @@ panic)
 	bl_log "kernel panic after ${elapsed}s:"
 	grep -A 3 'Kernel panic' "$out/console.log" | head -n 4 >&2
 	rc=125
+	;;
+write-failed)
+	bl_log "$out takes no more data (a full disk?): the result is lost, a harness error"
+	rc=126
 	;;
 qemu-failed)
 	bl_log "qemu failed (exit $qemu_rc):"

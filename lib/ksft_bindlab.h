@@ -53,6 +53,23 @@ static void __attribute__((constructor)) bl_machine_slow_check(void)
 }
 
 /*
+ * Descriptors for the tests that open sockets without a bl_fd_reserve()
+ * of their own (port_choice's PC_MAX_OPS and its listeners the most).
+ * Those a caller left open count against RLIMIT_NOFILE too: short of
+ * room, sockets would fail midway as kernel tests. The program is then
+ * one SKIP with the reason (exit 4), before the harness starts.
+ */
+#define BL_KSFT_FDS	32
+
+static void __attribute__((constructor)) bl_fd_headroom_check(void)
+{
+	struct bl_why why = { "" };
+
+	if (bl_fd_reserve(BL_KSFT_FDS, &why))
+		ksft_exit_skip("%s\n", why.msg);
+}
+
+/*
  * Enter a fresh network namespace, and a PID namespace that dies with the
  * test; SKIP with the reason when either is impossible. statement
  * (usually "return") runs after the SKIP, as with SKIP().

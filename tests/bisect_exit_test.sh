@@ -40,6 +40,7 @@ fake_tree "$FAKE/tree"
 git clone -q "$FAKE/tree" "$FAKE/broken"
 fake_commit "$FAKE/broken" "break the build" fake-build-fail=1
 git clone -q "$FAKE/tree" "$FAKE/quiet"
+git clone -q "$FAKE/tree" "$FAKE/tr ee"
 fake_commit "$FAKE/quiet" "a build that compiles nothing" fake-build-quiet=1
 # shellcheck disable=SC2086 # the program names, one word each
 fake_collection "$FAKE/coll" $progs
@@ -57,8 +58,10 @@ for d in /usr/local/bin /usr/bin /bin /usr/sbin /sbin; do
 done
 
 n=0
+wrap=()
 # expect NAME RC WHEN [VAR=VALUE...] -- BISECT-ARGS...: run bisect.sh in
-# the fake tree with its own cache, the fake qemu first in PATH; WHEN
+# the fake tree with its own cache, the fake qemu first in PATH, under the
+# command prefix wrap when set; WHEN
 # "prebuild" also wants no build directory in that cache afterwards.
 expect()
 {
@@ -75,7 +78,7 @@ expect()
 	err=$FAKE/err-$n
 	(cd "${tree_dir:-$FAKE/tree}" && env PATH="$FAKE/bin:$PATH" BINDLAB_CACHE="$cache" \
 		FAKE_QEMU_COUNT="$FAKE/count-$n" ${envs[@]+"${envs[@]}"} \
-		timeout 120 "$here/kernel/bisect.sh" -a tcg -C "$FAKE/coll" "$@") \
+		${wrap[@]+"${wrap[@]}"} timeout 120 "$here/kernel/bisect.sh" -a tcg -C "$FAKE/coll" "$@") \
 		> /dev/null 2> "$err" || rc=$?
 	if [ "$rc" != "$want" ]; then
 		tap_not_ok "bisect_exit.$name # exit $rc, want $want" "$(tail -n 3 "$err")"
@@ -94,6 +97,8 @@ expect out_foreign 128 prebuild -- -o "$FAKE/foreign" "${t[@]}"
 expect cache_unwritable 128 prebuild BINDLAB_CACHE="$FAKE/a-file/cache" -- "${t[@]}"
 expect cache_foreign 128 prebuild BINDLAB_CACHE="$FAKE/foreign-cache" -- "${t[@]}"
 expect no_kernel_tree 128 prebuild -- -t "$FAKE/empty" "${t[@]}"
+# kbuild refuses such a tree on every commit: no build failure, no 125.
+tree_dir="$FAKE/tr ee" expect tree_path_blank 128 prebuild -- "${t[@]}"
 expect accel_bogus 128 prebuild -- -a bogus "${t[@]}"
 expect nice_garbage 128 prebuild BINDLAB_NICE=19x -- "${t[@]}"
 expect nice_out_of_range 128 prebuild BINDLAB_NICE=20 -- "${t[@]}"
@@ -119,7 +124,7 @@ expect case_unknown 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.totl
 expect case_bad_threshold 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.total_ms --threshold 1e3
 # --- 128, found out only by running ------------------------------------------
 expect boot_died_twice 128 run FAKE_QEMU=boot-panic -- "${t[@]}"
-dir=$(find "$FAKE/cache-$n/runs" -mindepth 2 -maxdepth 2 -type d | head -n 1)
+dir=$(find "$FAKE/cache-$n/runs" -mindepth 3 -maxdepth 3 -type d -name vm | head -n 1)
 if [ "$(cat "$dir/boots" 2> /dev/null)" = 2 ] && [ "$(cat "$dir/vm_status" 2> /dev/null)" = boot-failed ] &&
    grep -q 'IO-APIC + timer' "$dir/console.boot1.log" 2> /dev/null; then
 	tap_ok "bisect_exit.boot_died_twice_reported # boots 2, vm_status boot-failed, console.boot1.log kept"
@@ -129,6 +134,19 @@ fi
 expect boot_hung_twice 128 run FAKE_QEMU=boot-hang BINDLAB_BOOT_TIMEOUT=2 -- "${t[@]}"
 expect vm_error 128 run FAKE_QEMU=qemu-fail -- "${t[@]}"
 expect ktap_plan_0 128 run FAKE_QEMU=plan0 -- "${t[@]}"
+# The results' disk full as the guest answers: the machine's fault, on
+# every commit alike. -o on a tmpfs of 16 MiB (the initramfs takes ~8) in
+# a mount namespace of our own; the fake guest fills the rest.
+mkdir -p "$FAKE/full"
+# shellcheck disable=SC2016 # expands in the inner shell
+if unshare -m sh -c 'mount -t tmpfs -o size=16m tmpfs "$1"' - "$FAKE/full" 2> /dev/null; then
+	# shellcheck disable=SC2016 # expands in the inner shell
+	wrap=(unshare -m sh -c 'mount -t tmpfs -o size=16m tmpfs "$1" && shift && exec "$@"' - "$FAKE/full")
+	expect disk_full 128 run FAKE_QEMU=disk-full -- -o "$FAKE/full/runs" "${t[@]}"
+	wrap=()
+else
+	tap_skip bisect_exit.disk_full "no mount namespace here (unshare -m)"
+fi
 expect case_no_result 128 run FAKE_QEMU=noresult -- --case bind_fastreuse.v4_reuseaddr_same.total_ms -n 50 --threshold 1
 # --- 0 and 1 ----------------------------------------------------------------
 expect test_good 0 run FAKE_QEMU=pass -- "${t[@]}"
@@ -150,6 +168,32 @@ if "$here/bind_bench" -q -r 1 -w 0 --json "$json" reuseaddr same 50 > /dev/null 
 else
 	tap_skip bisect_exit.case_good "bind_bench cannot run here (root, netns)"
 	tap_skip bisect_exit.case_bad "bind_bench cannot run here (root, netns)"
+fi
+# --- one output folder, many steps ------------------------------------------
+# Two steps of one commit at once, then a retest, into one -o: each step
+# gets a folder of its own (COMMIT, COMMIT.2, ...), so none reads or
+# removes another's files, and each answers for itself.
+shared=$FAKE/shared
+pids=()
+for i in 1 2 3; do
+	[ "$i" != 3 ] || wait "${pids[@]}"
+	(cd "$FAKE/tree" && env PATH="$FAKE/bin:$PATH" BINDLAB_CACHE="$FAKE/cache-shared-$i" \
+		FAKE_QEMU=pass-slow timeout 120 "$here/kernel/bisect.sh" -a tcg -C "$FAKE/coll" \
+		-o "$shared" "${t[@]}") > /dev/null 2> "$FAKE/shared-$i.err" &
+	pids[i]=$!
+done
+rcs=
+for i in 1 2 3; do
+	rc=0
+	wait "${pids[i]}" || rc=$?
+	rcs+="$rc "
+done
+steps=$(find "$shared" -mindepth 2 -maxdepth 3 -path '*/vm/status' | wc -l)
+if [ "$rcs" = "0 0 0 " ] && [ "$steps" = 3 ]; then
+	tap_ok "bisect_exit.shared_out_steps_apart # exits $rcs, $steps step folders"
+else
+	tap_not_ok "bisect_exit.shared_out_steps_apart # exits $rcs, $steps step folders with a status" \
+		"$(tail -q -n 1 "$FAKE"/shared-*.err)"
 fi
 # --- 125: this commit cannot be tested ---------------------------------------
 tree_dir=$FAKE/broken expect build_fails 125 run FAKE_QEMU=pass -- "${t[@]}"

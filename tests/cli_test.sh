@@ -44,8 +44,29 @@ if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	else
 		tap_not_ok "IPv6 disabled is a SKIP" "exit $rc: $(head -n1 "$tmp/err")"
 	fi
+	# --no-netns changes the namespace it is given (lo up, three
+	# 2001:db8:: addresses for K 4): killed midway, it must put it back.
+	for sig in TERM INT; do
+		# shellcheck disable=SC2016 # expands in the inner shell
+		# env resets the dispositions: a background job ignores SIGINT.
+		unshare -n bash -c 'env --default-signal "$0" --no-netns -q -f 6 -r 50 reuseaddr 4 12000 >/dev/null 2>&1 &
+			pid=$!
+			sleep 1.5
+			kill -"$1" "$pid"
+			wait "$pid"
+			echo "exit $?"
+			ip -o link show lo | grep -o "<[^>]*>"
+			ip -o -6 addr show dev lo | awk "{ print \$4 }"' "$bb" "$sig" >"$tmp/ns" 2>&1
+		want=$((128 + $(kill -l "$sig")))
+		if [ "$(tr '\n' ' ' <"$tmp/ns")" = "exit $want <LOOPBACK> " ]; then
+			tap_ok "--no-netns killed by SIG$sig: the namespace it was given as it found it"
+		else
+			tap_not_ok "--no-netns killed by SIG$sig: the namespace it was given as it found it" \
+				"want: exit $want, lo down, no address" "got: $(tr '\n' ' ' <"$tmp/ns")"
+		fi
+	done
 else
-	tap_skip "unprivileged and no-IPv6 runs" "needs root and setpriv"
+	tap_skip "unprivileged, no-IPv6 and --no-netns runs" "needs root and setpriv"
 fi
 
 # A real run: the seed's last line, and JSON whose figures recompute

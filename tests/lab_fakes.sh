@@ -86,6 +86,10 @@ fake_collection()
 # word of $FAKE_QEMU (comma-separated; the last one repeats), counting
 # boots in $FAKE_QEMU_COUNT:
 #   pass fail skip unmet plan0  the command ran: KTAP and status as named
+#   pass-slow     pass, 3 s after the command started
+#   disk-full     the command ran, then the results' disk filled up (a
+#                 file of 1 GiB at most in the console's directory: give
+#                 it a small tmpfs) before the results came back
 #   case:FILE     the command ran, status 0, FILE as result.json; a
 #                 directory FILE: its files (ab's CASE.json) instead
 #   noresult      the command ran, status 0, no result.json
@@ -136,13 +140,18 @@ boot-panic)
 esac
 started
 case $mode in
-pass) results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2\n' ;;
+pass|pass-slow)
+	[ "$mode" = pass ] || sleep 3
+	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2\n' ;;
 fail) results 1 'TAP version 13\n1..2\nok 1 f.v.a\nnot ok 2 f.v.b\n' ;;
 skip) results 4 'TAP version 13\n1..1\nok 1 f.v.a # SKIP no ipv6\n' ;;
 unmet) results 0 'TAP version 13\n1..3\nok 1 f.v.a\n' ;;
 plan0) results 0 'TAP version 13\n1..0\n# Totals: pass:0\n' ;;
 case:*) results 0 'reuseaddr same 100: 1.000 ms\n' "${mode#case:}" ;;
 noresult) results 0 'nothing\n' ;;
+disk-full)
+	head -c 1073741824 /dev/zero > "$(dirname "$con")/fill" 2> /dev/null
+	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n' 2> /dev/null ;;
 run-panic) echo "Kernel panic - not syncing: Fatal exception in interrupt" >> "$con" ;;
 slow) exec sleep 3600 ;;
 esac

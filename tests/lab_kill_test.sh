@@ -11,9 +11,12 @@
 # and clears what the killed one staged.
 #
 # A fake kernel tree whose build sleeps and a fake qemu whose guest sleeps
-# stand in for the real ones (tests/lab_fakes.sh). TAP; exit 0 when every
-# check passed, 1 otherwise. About 3 minutes; LAB_KILL_ONLY=GLOB runs the
-# cells whose name (SCRIPT.PHASE.SIGNAL, e.g. 'bisect.*.TERM') matches.
+# stand in for the real ones (tests/lab_fakes.sh). First, lab_out: what
+# an earlier run left in an output folder is refused, never read or
+# removed, as are a mutate tree with edits and its unwritable places.
+# TAP; exit 0 when every check passed, 1 otherwise. About 3 minutes;
+# LAB_KILL_ONLY=GLOB runs the cells whose name (SCRIPT.PHASE.SIGNAL, e.g.
+# 'bisect.*.TERM', or lab_out) matches.
 
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +48,7 @@ touch "$FAKE/fast/dirty"
 fake_collection "$FAKE/coll" $progs
 fake_qemu "$FAKE/bin"
 echo fake-bzImage > "$FAKE/bzImage"
+: > "$FAKE/a-file"
 case_args=(-n 50 -r 1 -B 1 -c bind_fastreuse.v4_reuseaddr_same.total_ms)
 
 # command SCRIPT PHASE DIR: the command line of one cell, in CMD; the build
@@ -116,9 +120,15 @@ after_kill()
 		echo 97 > "$FAKE/slow/fake-build-seconds"
 		;;
 	vm.guest)
+		# The killed run's OUT, staging and all, is its caller's to
+		# remove: a rerun into it is refused, and a new one runs.
 		FAKE_QEMU=pass BINDLAB_CACHE=$3/cache timeout 60 "$K/vm.sh" -k "$FAKE/bzImage" -o "$3/out" \
+			-C "$FAKE/coll" -a tcg -- true > /dev/null 2> "$err"
+		rc=$?
+		[ "$rc" = 2 ] || echo "rerun into the killed run's OUT: exit $rc, not refused"
+		FAKE_QEMU=pass BINDLAB_CACHE=$3/cache timeout 60 "$K/vm.sh" -k "$FAKE/bzImage" -o "$3/out2" \
 			-C "$FAKE/coll" -a tcg -- true > /dev/null 2> "$err" || echo "rerun failed: $(tail -n 1 "$err")"
-		[ ! -e "$3/out/.vm-work" ] || echo "staging left after the next run"
+		[ ! -e "$3/out2/.vm-work" ] || echo "staging left after the next run"
 		;;
 	esac
 }
@@ -179,6 +189,77 @@ cell()
 	fi
 	[ -z "$left" ] && [ -z "$bad" ] && rm -rf "$dir"
 }
+
+# refused NAME WANT FILE CMD...: CMD exits WANT with one line on stderr,
+# and FILE (what an earlier run left in the output) is still there.
+refused()
+{
+	local name=lab_out.$1 want=$2 keep=$3 rc=0
+
+	shift 3
+	BINDLAB_CACHE=$FAKE/out-cache timeout 60 "$@" > /dev/null 2> "$FAKE/refused.err" || rc=$?
+	if [ "$rc" != "$want" ] || [ "$(wc -l < "$FAKE/refused.err")" != 1 ]; then
+		tap_not_ok "$name # exit $rc, want $want and one line" "$(head -n 3 "$FAKE/refused.err")"
+	elif [ -n "$keep" ] && [ ! -e "$keep" ]; then
+		tap_not_ok "$name # $keep removed"
+	else
+		tap_ok "$name # $(cut -c 1-110 "$FAKE/refused.err")"
+	fi
+}
+
+# shellcheck disable=SC2053 # a glob, on purpose
+if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
+	# An output folder that holds anything is no run's own: an earlier
+	# run's boots would be compared, its case files merged.
+	mkdir -p "$FAKE/used/runs/before-boot1"
+	echo '{}' > "$FAKE/used/runs/before-boot1/case.json"
+	refused ab_used_out 2 "$FAKE/used/runs/before-boot1/case.json" \
+		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$FAKE/used" "$FAKE/bzImage" "$FAKE/bzImage"
+	refused vm_used_out 2 "$FAKE/used/runs/before-boot1/case.json" \
+		"$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/used/runs/before-boot1" -- true
+	# A "work" in the environment is no folder of vm.sh's to remove.
+	mkdir -p "$FAKE/precious"
+	: > "$FAKE/precious/keep"
+	refused vm_env_work_kept 2 "$FAKE/precious/keep" env work="$FAKE/precious" \
+		"$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/a-file/out" -- true
+	# OUT full as the guest answers: the machine's fault (126), never
+	# the kernel's "no result" (125). A 16 MiB tmpfs (the initramfs takes
+	# ~8) in a mount namespace of our own; the fake guest fills the rest.
+	mkdir -p "$FAKE/full"
+	# shellcheck disable=SC2016 # expands in the inner shell
+	if unshare -m sh -c 'mount -t tmpfs -o size=16m tmpfs "$1"' - "$FAKE/full" 2> /dev/null; then
+		# shellcheck disable=SC2016 # expands in the inner shell
+		FAKE_QEMU=disk-full BINDLAB_CACHE=$FAKE/out-cache unshare -m sh -c \
+			'mount -t tmpfs -o size=16m tmpfs "$1" && shift && exec "$@"' - "$FAKE/full" \
+			timeout 60 "$K/vm.sh" -k "$FAKE/bzImage" -C "$FAKE/coll" -a tcg -o "$FAKE/full/out" -- true \
+			> /dev/null 2> "$FAKE/full.err"
+		rc=$?
+		if [ "$rc" = 126 ] && tail -n 1 "$FAKE/full.err" | grep -q 'takes no more data'; then
+			tap_ok "lab_out.vm_disk_full # exit 126: $(tail -n 1 "$FAKE/full.err" | cut -c 1-100)"
+		else
+			tap_not_ok "lab_out.vm_disk_full # exit $rc, want 126" "$(tail -n 2 "$FAKE/full.err")"
+		fi
+	else
+		tap_skip lab_out.vm_disk_full "no mount namespace here (unshare -m)"
+	fi
+	refused ab_names_dotdot 2 "" \
+		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" --names ..,after -o "$FAKE/new" "$FAKE/bzImage" "$FAKE/bzImage"
+	[ ! -e "$FAKE/new" ] || tap_not_ok "lab_out.ab_names_dotdot_writes_nothing # $FAKE/new made"
+	# mutate resets the files it mutates: a tree with edits is someone's
+	# work, refused before anything is generated or reset.
+	fake_tree "$FAKE/mut"
+	git -C "$FAKE/mut" checkout -q --detach
+	echo "# an edit" >> "$FAKE/mut/Makefile"
+	refused mutate_dirty_tree 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"
+	grep -q '^# an edit' "$FAKE/mut/Makefile" ||
+		tap_not_ok "lab_out.mutate_dirty_tree_kept # the edit was reset"
+	git -C "$FAKE/mut" checkout -q -- Makefile
+	refused mutate_table_unwritable 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/a-file/table.json"
+	# A project that is no git checkout: the table records its commit.
+	mkdir -p "$FAKE/nogit"
+	cp -r "$here/kernel" "$here/scripts" "$FAKE/nogit/"
+	refused mutate_project_not_git 2 "" "$FAKE/nogit/kernel/mutate.sh" -t "$FAKE/mut"
+fi
 
 for sp in build.make vm.guest bisect.make bisect.guest ab.make ab.guest; do
 	for sig in TERM INT HUP KILL; do
