@@ -16,6 +16,14 @@
   mutants.py summary TABLE         the score, and median and spread of
                                    each mutant's build, boot and verdict
   mutants.py done TABLE            the ids that have a verdict
+  mutants.py argue TABLE ID TEXT   mark survivor ID equivalent, TEXT the
+                                   argument a reviewer checks
+
+The table is validated whole whenever it is read: a missing or corrupt
+table, a row of another tree, an unknown verdict, a duplicate id, a
+killed row with no test or a survivor with one are errors (exit 2, one
+line), never a score. Every file is written to a temporary beside it
+and renamed.
 
 Operators, as mutation testing uses them, applied textually to one line
 of one listed function of the tree: negate an if's condition, replace
@@ -67,7 +75,7 @@ REST = [['bind_bhash_test'], ['tw_reuse_loopback'], ['bind_model_test']]
 
 
 def die(msg):
-    sys.stderr.write('mutants.py: %s\n' % msg)
+    sys.stderr.write('mutants.py: %s\n' % msg.replace('\n', ' '))
     sys.exit(2)
 
 
@@ -183,24 +191,113 @@ def gen(tree, outdir):
                                                 outdir))
 
 
-def write_json(path, obj):
+def write_file(path, text):
+    """Write path whole or not at all: a temporary beside it, renamed
+    over it; a failed write leaves the old file and no temporary."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix='.mutants.')
-    with os.fdopen(fd, 'w') as f:
-        json.dump(obj, f, indent=1)
-        f.write('\n')
-    os.rename(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix='.' + os.path.basename(path) + '.')
+    try:
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.rename(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
-def load(path, default):
-    if not os.path.exists(path):
-        return default
-    with open(path) as f:
-        return json.load(f)
+def write_json(path, obj):
+    write_file(path, json.dumps(obj, indent=1) + '\n')
+
+
+def read_json(path, what):
+    """path's JSON; a missing, unreadable or corrupt file is an error."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except FileNotFoundError:
+        die('no %s %s' % (what, path))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        die('%s %s: not JSON (%s)' % (what, path, str(e).splitlines()[0]))
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+ID = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\.L([0-9]+)\.([a-z_]+)(?:\.[0-9]+)?$')
+
+
+def check_row(r, tree):
+    """Why row r of a table is not one the table can hold, or None."""
+    if not isinstance(r, dict):
+        return 'a row that is no object'
+    mid = r.get('id')
+    m = ID.match(mid) if isinstance(mid, str) else None
+    if not m:
+        return 'a row whose id is not FUNCTION.LLINE.OPERATOR: %r' % (mid,)
+    if (r.get('function'), r.get('line'), r.get('operator')) != \
+            (m.group(1), int(m.group(2)), m.group(3)):
+        return '%s: function, line or operator not its id\'s' % mid
+    if r.get('verdict') not in VERDICTS:
+        return '%s: verdict %r, not one of %s' % (mid, r.get('verdict'),
+                                                  ', '.join(VERDICTS))
+    if r['verdict'] == 'equivalent' and not (
+            isinstance(r.get('argument'), str) and r['argument'].strip()):
+        return '%s: equivalent with no argument' % mid
+    kb = r.get('killed_by', [])
+    if not isinstance(kb, list) or not all(isinstance(x, str) and x
+                                           for x in kb):
+        return '%s: killed_by is not a list of test names' % mid
+    if (r['verdict'] == 'killed') != bool(kb):
+        return '%s: %s, killed by %s' % (mid, r['verdict'],
+                                         ','.join(kb) or 'nothing')
+    for k in NUMS:
+        if k in r and not (is_num(r[k]) and r[k] >= 0):
+            return '%s: %s is %r, not a number of seconds' % (mid, k, r[k])
+    for k in ('file', 'original', 'mutated', 'programs'):
+        if not isinstance(r.get(k, ''), str):
+            return '%s: %s is no text' % (mid, k)
+    if tree is not None and r.get('tree') != tree:
+        return '%s: a row of tree %s in the table of tree %s' % (
+            mid, r.get('tree'), tree)
+    return None
+
+
+def load_table(path, missing_ok=False):
+    """The table, validated whole: a missing (unless missing_ok), corrupt
+    or inconsistent table is an error, never an empty or partial one."""
+    if missing_ok and not os.path.lexists(path):
+        return {'about': {}, 'mutants': []}
+    t = read_json(path, 'table')
+    if not isinstance(t, dict) or set(t) - {'about', 'mutants'} or \
+            not isinstance(t.get('mutants'), list):
+        die('table %s: not {"about": {...}, "mutants": [...]}' % path)
+    ab = t.setdefault('about', {})
+    if not isinstance(ab, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in ab.items()):
+        die('table %s: "about" is not an object of strings' % path)
+    seen = set()
+    for r in t['mutants']:
+        why = check_row(r, ab.get('tree'))
+        if why:
+            die('table %s: %s' % (path, why))
+        if r['id'] in seen:
+            die('table %s: %s twice' % (path, r['id']))
+        seen.add(r['id'])
+    return t
+
+
+def load_manifest(path):
+    m = read_json(path, 'manifest')
+    if not isinstance(m, list) or not all(
+            isinstance(x, dict) and isinstance(x.get('id'), str) and
+            isinstance(x.get('function'), str) for x in m):
+        die('manifest %s: not a list of mutants' % path)
+    return m
 
 
 def reach(mid, manifest):
-    m = [x for x in load(manifest, []) if x['id'] == mid]
+    m = [x for x in load_manifest(manifest) if x['id'] == mid]
     if not m:
         die('no mutant %s in %s' % (mid, manifest))
     for path, func, first in TARGETS:
@@ -211,29 +308,64 @@ def reach(mid, manifest):
     die('no stage 1 for %s' % m[0]['function'])
 
 
-VERDICTS = ('killed', 'survived', 'build-failed', 'timed-out')
+# equivalent: a survivor a reviewer can check is no fault a socket could
+# see (its row's "argument" says why); apart from the score.
+VERDICTS = ('killed', 'survived', 'equivalent', 'build-failed', 'timed-out')
+NUMS = ('build_s', 'boot_s', 'verdict_s', 'stages')
 TEXT_COLS = ('id', 'verdict', 'killed_by', 'build_s', 'boot_s', 'verdict_s',
              'original', 'mutated')
 
 
 def record(table, manifest, mid, pairs):
-    t = load(table, {'mutants': []})
-    m = [x for x in load(manifest, []) if x['id'] == mid]
+    t = load_table(table)
+    m = [x for x in load_manifest(manifest) if x['id'] == mid]
     if not m:
         die('no mutant %s in %s' % (mid, manifest))
+    if 'tree' not in t['about']:
+        die('table %s: no tree in its "about" (mutants.py about first)'
+            % table)
     row = dict(m[0])
     for p in pairs:
         k, _, v = p.partition('=')
         if not k or not _:
             die('not KEY=VALUE: %s' % p)
         row[k] = v
-    if row.get('verdict') not in VERDICTS:
-        die('verdict must be one of %s' % ', '.join(VERDICTS))
-    for k in ('build_s', 'boot_s', 'verdict_s', 'stages'):
+    for k in NUMS:
         if k in row:
-            row[k] = float(row[k])
+            try:
+                row[k] = float(row[k])
+            except ValueError:
+                die('%s is no number: %s' % (k, row[k]))
     row['killed_by'] = [x for x in row.get('killed_by', '').split(',') if x]
+    row['tree'] = t['about']['tree']
+    why = check_row(row, t['about']['tree'])
+    if why:
+        die(why)
+    old = [x for x in t['mutants'] if x['id'] == mid]
+    # A rerun that survives again keeps the argument of its equivalence.
+    if old and old[0]['verdict'] == 'equivalent' and \
+            row['verdict'] == 'survived':
+        row['verdict'], row['argument'] = 'equivalent', old[0]['argument']
     t['mutants'] = [x for x in t['mutants'] if x['id'] != mid] + [row]
+    write_table(table, t)
+
+
+def argue(table, mid, text):
+    """Mark a survivor equivalent, with the argument a reviewer checks."""
+    t = load_table(table)
+    rows = [r for r in t['mutants'] if r['id'] == mid]
+    if not rows or rows[0]['verdict'] not in ('survived', 'equivalent'):
+        die('%s: no survivor %s' % (table, mid))
+    rows[0]['verdict'] = 'equivalent'
+    rows[0]['argument'] = text
+    why = check_row(rows[0], t['about'].get('tree'))
+    if why:
+        die(why)
+    write_table(table, t)
+
+
+def write_table(table, t):
+    """The JSON table, then its text table, each written whole."""
     write_json(table, t)
     write_text(table, t)
 
@@ -255,20 +387,23 @@ def write_text(table, t):
                 v = '%.1f' % v
             cells.append(str(v) if v != '' else '-')
         lines.append('\t'.join(cells))
-    txt = re.sub(r'\.json$', '', table) + '.txt'
-    with open(txt + '.tmp', 'w') as f:
-        f.write('\n'.join(lines) + '\n')
-    os.rename(txt + '.tmp', txt)
+    write_file(re.sub(r'\.json$', '', table) + '.txt', '\n'.join(lines) + '\n')
 
 
 def about(table, pairs):
-    t = load(table, {'mutants': []})
-    t.setdefault('about', {})
+    """Say what the table is made of. A table that holds rows keeps its
+    tree and kernel: another tree's rows are not this one's."""
+    t = load_table(table, missing_ok=True)
     for p in pairs:
         k, _, v = p.partition('=')
+        if not k or not _:
+            die('not KEY=VALUE: %s' % p)
+        old = t['about'].get(k)
+        if k in ('tree', 'kernel') and t['mutants'] and old not in (None, v):
+            die('table %s holds the rows of %s %s, not %s: use another table'
+                % (table, k, old, v))
         t['about'][k] = v
-    write_json(table, t)
-    write_text(table, t)
+    write_table(table, t)
 
 
 def spread(vals):
@@ -281,16 +416,16 @@ def spread(vals):
 
 
 def summary(table):
-    t = load(table, {'mutants': []})
+    t = load_table(table)
     rows = t['mutants']
     counts = {v: sum(r['verdict'] == v for r in rows) for v in VERDICTS}
     judged = counts['killed'] + counts['survived']
     print('%d mutants: %s' % (len(rows), ', '.join(
         '%s %d' % kv for kv in counts.items())))
     if judged:
-        print('score: %d of %d killed (%.0f%%), build failures and timeouts'
-              ' apart' % (counts['killed'], judged,
-                          100.0 * counts['killed'] / judged))
+        print('score: %d of %d killed (%.0f%%), equivalents, build failures'
+              ' and timeouts apart' % (counts['killed'], judged,
+                                       100.0 * counts['killed'] / judged))
     built = [r for r in rows if r['verdict'] != 'build-failed']
     for k in ('build_s', 'boot_s', 'verdict_s'):
         print('%s: %s' % (k, spread([r[k] for r in built if k in r])))
@@ -317,12 +452,20 @@ def main(argv):
     elif cmd == 'summary' and len(args) == 1:
         summary(args[0])
     elif cmd == 'done' and len(args) == 1:
-        for r in load(args[0], {'mutants': []})['mutants']:
+        for r in load_table(args[0])['mutants']:
             print(r['id'])
+    elif cmd == 'argue' and len(args) == 3:
+        argue(*args)
     else:
         die('bad arguments; see the head of this file')
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except OSError as e:
+        # A write or read the machine refused: one line, never a traceback.
+        die('%s%s' % (e.strerror or e, ': %s' % e.filename if e.filename else ''))
+    except Exception as e:  # pylint: disable=broad-except
+        die('internal error: %s: %s' % (type(e).__name__, e))

@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The mutation table read back (kernel/mutants.py): a table is validated
+# whole whenever it is read. Each corrupt table below (an unknown or
+# padded verdict, a duplicate id, another tree's rows, a missing,
+# truncated or non-JSON file, wrong types) must give exit 2 and one line
+# on stderr, never a score and never a traceback, and leave the table
+# as it was; a write that fails leaves the old table and no temporary.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/tap.sh
+. "$here/tests/tap.sh"
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+mutants() { python3 "$here/kernel/mutants.py" "$@"; }
+
+# A manifest of two mutants and a valid table of both.
+cat >"$tmp/manifest.json" <<'JSON'
+[{"id": "f.L10.negate", "file": "net/ipv4/x.c", "function": "f", "line": 10,
+  "operator": "negate", "original": "if (a)", "mutated": "if (!(a))"},
+ {"id": "f.L12.drop", "file": "net/ipv4/x.c", "function": "f", "line": 12,
+  "operator": "drop", "original": "continue;", "mutated": ";"}]
+JSON
+good=$tmp/good.json
+mutants about "$good" kernel=6.12.1 tree=abc1234 project=p0 &&
+	mutants record "$good" "$tmp/manifest.json" f.L10.negate verdict=killed \
+		killed_by=prog:t.one build_s=1 boot_s=2 verdict_s=3 stages=1 &&
+	mutants record "$good" "$tmp/manifest.json" f.L12.drop verdict=survived \
+		build_s=1 boot_s=2 verdict_s=3 stages=2
+if mutants summary "$good" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^score: 1 of 2 killed' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+	tap_ok "a valid table gives its score"
+else
+	tap_not_ok "a valid table gives its score" "$(cat "$tmp/out" "$tmp/err")"
+fi
+
+# Each corrupt table: NAME, then the Python that turns the good table t
+# (a dict) into it, or a raw text when it starts with "raw:".
+python3 - "$good" "$tmp/bad" <<'PY'
+import copy, json, os, sys
+good = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+os.makedirs(out)
+def row(i, **kw):
+    t = copy.deepcopy(good)
+    t['mutants'][i].update(kw)
+    return t
+def drop(i, k):
+    t = copy.deepcopy(good)
+    del t['mutants'][i][k]
+    return t
+cases = {
+    'verdict_trailing_space': row(1, verdict='survived '),
+    'verdict_capital': row(1, verdict='Survived'),
+    'verdict_unknown': row(1, verdict='passed'),
+    'verdict_number': row(1, verdict=1),
+    'verdict_missing': drop(1, 'verdict'),
+    'equivalent_no_argument': row(1, verdict='equivalent'),
+    'equivalent_blank_argument': row(1, verdict='equivalent', argument=' '),
+    'killed_by_nothing': row(0, killed_by=[]),
+    'survived_killed_by': row(1, killed_by=['prog:t']),
+    'killed_by_text': row(0, killed_by='prog:t'),
+    'killed_by_empty_name': row(0, killed_by=['']),
+    'duplicate_id': dict(good, mutants=good['mutants'] + [good['mutants'][0]]),
+    'other_tree_row': row(0, tree='fff0000'),
+    'row_without_tree': drop(0, 'tree'),
+    'id_missing': drop(0, 'id'),
+    'id_not_text': row(0, id=7),
+    'id_not_its_function': row(0, id='g.L10.negate'),
+    'id_not_its_line': row(0, id='f.L11.negate'),
+    'id_with_newline': row(0, id='f.L10.negate\nx'),
+    'build_s_text': row(0, build_s='1.0'),
+    'build_s_negative': row(0, build_s=-1),
+    'build_s_bool': row(0, build_s=True),
+    'build_s_nan_text': row(0, build_s='nan'),
+    'original_number': row(0, original=3),
+    'row_list': dict(good, mutants=[[1, 2]]),
+    'row_null': dict(good, mutants=[None]),
+    'mutants_object': dict(good, mutants={}),
+    'mutants_missing': {'about': good['about']},
+    'about_list': dict(good, about=[]),
+    'about_number_value': dict(good, about={'tree': 1}),
+    'extra_top_key': dict(good, extra=1),
+    'top_list': [good],
+    'top_null': None,
+}
+raw = {
+    'empty_file': '',
+    'truncated': json.dumps(good)[:-9],
+    'not_json': 'killed\tsurvived\n',
+    'nan_literal': json.dumps(good).replace('1.0', 'NaN', 1),
+    'binary': '\x00\xff\xfe',
+    'deep_nesting': '[' * 100000 + ']' * 100000,
+    'two_documents': json.dumps(good) + json.dumps(good),
+}
+for name, t in cases.items():
+    with open(os.path.join(out, name + '.json'), 'w') as f:
+        json.dump(t, f)
+for name, text in raw.items():
+    with open(os.path.join(out, name + '.json'), 'w',
+              encoding='latin-1') as f:
+        f.write(text)
+PY
+
+# refused CMD NAME TABLE...: exit 2, one "mutants.py:" line, nothing on
+# stdout, no traceback, the table unchanged.
+refused() {
+	local what=$1 table=$2 rc=0 sum
+	shift 2
+
+	sum=$(md5sum 2>/dev/null <"$table")
+	mutants "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -q '^mutants\.py: ' "$tmp/err" && [ ! -s "$tmp/out" ] &&
+		! grep -q Traceback "$tmp/err" &&
+		[ "$(md5sum 2>/dev/null <"$table")" = "$sum" ]; then
+		tap_ok "$what # $(cut -c 1-90 "$tmp/err")"
+	else
+		tap_not_ok "$what" "exit $rc" "$(head -n 3 "$tmp/err")" "$(head -n 2 "$tmp/out")"
+	fi
+}
+
+n=0
+for f in "$tmp"/bad/*.json; do
+	name=$(basename "$f" .json)
+	refused "summary refuses $name" "$f" summary "$f"
+	refused "done refuses $name" "$f" "done" "$f"
+	refused "record refuses $name" "$f" record "$f" "$tmp/manifest.json" \
+		f.L12.drop verdict=killed killed_by=prog:t
+	n=$((n + 1))
+done
+echo "# $n corrupt tables"
+
+refused "summary refuses a missing table" "$tmp/none.json" summary "$tmp/none.json"
+refused "done refuses a missing table" "$tmp/none.json" "done" "$tmp/none.json"
+cp "$good" "$tmp/t.json"
+refused "about refuses another tree for a table with rows" "$tmp/t.json" \
+	about "$tmp/t.json" tree=def5678
+refused "about refuses another kernel for a table with rows" "$tmp/t.json" \
+	about "$tmp/t.json" kernel=6.13
+refused "record refuses an unknown verdict" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop "verdict=survived "
+refused "record refuses a killed row without its test" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop verdict=killed
+refused "record refuses a time that is no number" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop verdict=survived build_s=x
+refused "record refuses a missing manifest" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/none.json" f.L12.drop verdict=survived
+echo '{"id": 1}' >"$tmp/badmanifest.json"
+refused "record refuses a corrupt manifest" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/badmanifest.json" f.L12.drop verdict=survived
+refused "argue refuses a killed mutant" "$tmp/t.json" \
+	argue "$tmp/t.json" f.L10.negate "no"
+
+# A survivor argued equivalent stays so when a rerun survives again.
+mutants argue "$tmp/t.json" f.L12.drop "the skip only saves work" &&
+	mutants record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop \
+		verdict=survived stages=2 >/dev/null
+if mutants summary "$tmp/t.json" 2>&1 | grep -q '^score: 1 of 1 killed'; then
+	tap_ok "an equivalent is apart from the score, and stays so"
+else
+	tap_not_ok "an equivalent is apart from the score" "$(mutants summary "$tmp/t.json" 2>&1)"
+fi
+
+# A write that fails (a full file system): the old table stays, no
+# temporary is left beside it.
+full=$tmp/full
+mkdir "$full"
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # the inner shell expands its arguments
+	unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" &&
+		cp "$2" "$1/t.json" && cp "$2" "$1/t.json.orig" &&
+		{ dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; true; } &&
+		python3 "$3" about "$1/t.json" project=p1 >"$1/../full.out" 2>"$1/../full.err"
+		echo $? >"$1/../full.rc"
+		cmp -s "$1/t.json" "$1/t.json.orig" && echo same >"$1/../full.same"
+		ls -A "$1" >"$1/../full.ls"' - "$full" "$good" "$here/kernel/mutants.py"
+	if [ "$(cat "$tmp/full.rc" 2>/dev/null)" = 2 ] && [ "$(wc -l <"$tmp/full.err")" = 1 ] &&
+		[ -f "$tmp/full.same" ] && [ "$(tr '\n' ' ' <"$tmp/full.ls")" = "fill t.json t.json.orig " ]; then
+		tap_ok "a full disk: exit 2, the old table, no temporary # $(cat "$tmp/full.err")"
+	else
+		tap_not_ok "a full disk: exit 2, the old table, no temporary" \
+			"exit $(cat "$tmp/full.rc" 2>/dev/null)" "$(head -n 3 "$tmp/full.err")" \
+			"left: $(cat "$tmp/full.ls" 2>/dev/null)"
+	fi
+else
+	tap_skip "a full disk" "needs root and a mount namespace"
+fi
+# The table of the repository is valid as committed.
+for t in "$here"/kernel/mutation/table-*.json; do
+	if mutants summary "$t" >/dev/null 2>"$tmp/err"; then
+		tap_ok "$(basename "$t") is valid"
+	else
+		tap_not_ok "$(basename "$t") is valid" "$(cat "$tmp/err")"
+	fi
+done
+tap_done
