@@ -86,6 +86,7 @@ ROOTS = [
 # The sysctls of the bind path whose handlers live in sysctl_net_ipv4.c
 # (their ctl_table rows name the handler): entry points of their own.
 SYSCTLS = ('ip_local_port_range', 'ip_unprivileged_port_start')
+SYSCTL_FIRST = [PC, ['tw_reuse_loopback', '-f', 'tw_sysctl']]
 # Reached, but no decision of the bind path: TCP-MD5/AO keys copied to a
 # child, the SYN queue's request sockets. Left out by name.
 STOP = re.compile(r'md5|(?:^|_)ao_|reqsk')
@@ -156,7 +157,7 @@ def derive(tree):
     (see FILES)."""
     defs, ops = definitions(tree, FILES + BRIDGES)
     names = set(defs)
-    roots = ROOTS + [(h, [PC]) for h in sysctl_handlers(tree)]
+    roots = ROOTS + [(h, SYSCTL_FIRST) for h in sysctl_handlers(tree)]
     for r, _ in roots:
         if r not in defs:
             die('no entry point %s in %s' % (r, tree))
