@@ -2,42 +2,49 @@
 # SPDX-License-Identifier: GPL-2.0
 """Mutants of the kernel's bind path, and the table of their verdicts.
 
+  mutants.py functions TREE        the bind path's functions in TREE, as
+                                   derived (below): file, function, its
+                                   mutants, the entry points reaching it
+  mutants.py files                 the files mutants change
   mutants.py gen TREE OUTDIR       write OUTDIR/mutants.json and one patch
                                    per mutant, OUTDIR/patches/ID.patch
   mutants.py reach ID MANIFEST     the programs the mutant's function can
                                    reach first: "PROGRAM [FILTER...]" lines
+  mutants.py rest                  the programs of stage 2
   mutants.py record TABLE MANIFEST ID K=V...
                                    add (or replace) the mutant's row, with
                                    its line from MANIFEST; rewrite TABLE
                                    (JSON) and TABLE's .txt
   mutants.py about TABLE K=V...    what the table was made of (kernel,
-                                   project commit)
-  mutants.py rest                  the programs of stage 2
+                                   tree, project commit)
+  mutants.py argue TABLE ID TEXT   mark survivor ID equivalent, TEXT the
+                                   argument a reviewer checks
   mutants.py summary TABLE         the score, and median and spread of
                                    each mutant's build, boot and verdict
   mutants.py done TABLE            the ids that have a verdict
-  mutants.py argue TABLE ID TEXT   mark survivor ID equivalent, TEXT the
-                                   argument a reviewer checks
 
-The table is validated whole whenever it is read: a missing or corrupt
-table, a row of another tree, an unknown verdict, a duplicate id, a
-killed row with no test or a survivor with one are errors (exit 2, one
-line), never a score. Every file is written to a temporary beside it
-and renamed.
-
-  mutants.py functions TREE        the functions of the bind path in TREE,
-                                   derived (FILES, ROOTS below): file,
-                                   function, mutants, entry points
-  mutants.py files                 the files mutants change
+The functions are derived from the tree: a walk of the call graph from
+the entry points of a TCP socket's bind, connect, listen, accept, close
+and TIME_WAIT (ROOTS) and from the handlers of the bind path's sysctls
+(SYSCTLS), over FILES (BRIDGES give entry points only). An edge is a
+function's name in a body (a call, or a callback passed) or a call
+->MEMBER( that one of TCP's operation tables (OPS) sets. STOP leaves out
+TCP-MD5/AO and request sockets by name.
 
 Operators, as mutation testing uses them, applied textually to one
 function of the tree: negate an if's condition, replace it with true or
 false (the whole condition, also when it spans lines), drop a
 continue/return/goto/break, drop a call made as a statement of its own
-(but locks, RCU, reference counts, frees), swap && and ||, move a bound by one (< <= >
->=), flip a boolean argument of a call (ignore what the caller passes).
-Each mutant changes one line, or one if's condition; the id names the
-function, the (first) line and the operator."""
+(not locks, RCU, reference counts, frees), swap && and ||, move a bound
+by one (< <= > >=), flip a boolean argument of a call (ignore what the
+caller passes). Each mutant changes one line, or one if's condition; the
+id names the function, the (first) line and the operator.
+
+The table is validated whole whenever it is read: a missing or corrupt
+table, a row of another tree, an unknown verdict, a duplicate id, a
+killed row with no test or a survivor with one are errors (exit 2, one
+line), never a score. Every file is written to a temporary beside it and
+renamed."""
 
 import difflib
 import json
@@ -595,8 +602,12 @@ def summary(table):
 
 def main(argv):
     if len(argv) < 2:
-        die('usage: mutants.py gen|reach|record|done|about ...')
+        die('usage: mutants.py gen|functions|files|reach|rest|record|about|'
+            'argue|summary|done ... (--help)')
     cmd, args = argv[1], argv[2:]
+    if cmd in ('-h', '--help') and not args:
+        print(__doc__)
+        return 0
     if cmd == 'gen' and len(args) == 2:
         gen(*args)
     elif cmd == 'reach' and len(args) == 2:

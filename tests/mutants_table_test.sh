@@ -187,6 +187,61 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 else
 	tap_skip "a full disk" "needs root and a mount namespace"
 fi
+# The function list is derived: a fake tree whose entry points reach a
+# function by a call, by a callback passed, by TCP's ->get_port and by a
+# sysctl's handler; one function nobody reaches, one left out by name.
+fake=$tmp/tree
+python3 - "$fake" <<'PY'
+import os, sys
+t = sys.argv[1]
+def fn(name, body='', ret='int'):
+    return '%s %s(int a)\n{\n%s\treturn 0;\n}\n\n' % (ret, name, body)
+files = {
+    'net/ipv4/af_inet.c': fn('inet_bind', '\tif (a > 1 &&\n\t    a < 9)\n\t\treturn 1;\n'
+                             '\tsk->sk_prot->get_port(a);\n') +
+        fn('inet_listen') + fn('inet_stream_connect', '\thash_connect(a, check_est);\n') +
+        fn('inet_release') + fn('nobody_calls_me', '\tif (a)\n\t\treturn 1;\n') +
+        'struct proto tcp_prot = {\n\t.get_port\t= get_port_fn,\n};\n',
+    'net/ipv4/inet_connection_sock.c': fn('get_port_fn', '\tif (a)\n\t\treturn 1;\n'),
+    'net/ipv4/inet_hashtables.c': fn('hash_connect') + fn('check_est', '\ttcp_md5_copy(a);\n') +
+        fn('tcp_md5_copy', '\tif (a)\n\t\treturn 1;\n'),
+    'net/ipv4/inet_timewait_sock.c': '',
+    'net/ipv4/tcp_ipv4.c': fn('tcp_v4_syn_recv_sock'),
+    'net/ipv4/sysctl_net_ipv4.c': fn('range_handler', '\tif (a < 2)\n\t\treturn 1;\n') +
+        'static struct ctl_table t[] = {\n\t{\n\t\t.procname\t= "ip_local_port_range",\n'
+        '\t\t.proc_handler\t= range_handler,\n\t},\n};\n',
+    'net/ipv6/af_inet6.c': fn('inet6_bind') + fn('inet6_release'),
+    'net/ipv6/inet6_hashtables.c': '',
+    'net/ipv6/tcp_ipv6.c': fn('tcp_v6_connect', '\tinet_bind(a);\n') + fn('tcp_v6_syn_recv_sock'),
+    'net/ipv4/tcp_minisocks.c': fn('tcp_time_wait'),
+}
+for path, text in files.items():
+    os.makedirs(os.path.dirname(os.path.join(t, path)), exist_ok=True)
+    with open(os.path.join(t, path), 'w') as f:
+        f.write(text)
+PY
+if mutants functions "$fake" >"$tmp/funcs" 2>"$tmp/err" &&
+	[ "$(cut -f 2 "$tmp/funcs" | sort | tr '\n' ' ')" = "- check_est get_port_fn hash_connect inet6_bind inet6_release inet_bind inet_listen inet_release inet_stream_connect range_handler tcp_v4_syn_recv_sock " ]; then
+	tap_ok "the function list is the call graph's # $(tail -n 1 "$tmp/funcs" | cut -f 3) mutants"
+else
+	tap_not_ok "the function list is the call graph's" "$(cut -f 2,3 "$tmp/funcs" | tr '\n\t' ' :')" "$(cat "$tmp/err")"
+fi
+# Every generated patch applies, the multi-line condition's too.
+if mutants gen "$fake" "$tmp/gen" >/dev/null 2>"$tmp/err" &&
+	[ -f "$tmp/gen/patches/inet_bind.L3.cond_false.patch" ]; then
+	bad=0
+	for p in "$tmp"/gen/patches/*.patch; do
+		patch -s -p1 --dry-run -d "$fake" <"$p" >/dev/null 2>&1 || bad=$((bad + 1))
+	done
+	if [ "$bad" = 0 ]; then
+		tap_ok "every patch applies # $(find "$tmp/gen/patches" -name '*.patch' | wc -l)"
+	else
+		tap_not_ok "every patch applies" "$bad do not"
+	fi
+else
+	tap_not_ok "gen of the fake tree" "$(cat "$tmp/err")" "$(find "$tmp/gen" -name "*.patch" | head -n 5)"
+fi
+
 # The table of the repository is valid as committed.
 for t in "$here"/kernel/mutation/table-*.json; do
 	if mutants summary "$t" >/dev/null 2>"$tmp/err"; then
