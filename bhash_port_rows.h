@@ -240,6 +240,21 @@ FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_nonlocal_sysctl_v6)
 	   .err = EADDRNOTAVAIL } };
 
 /*
+ * The address's family must be the socket's (EAFNOSUPPORT), but for an
+ * IPv4 socket given INADDR_ANY as AF_UNSPEC, accepted for old programs
+ * (__inet_bind()); an IPv6 socket takes AF_INET6 only (__inet6_bind()).
+ */
+#define PC_FAM(addr_)							\
+	PC(BL_P_FAMILY, addr_, 0, 40000, 40999, PC_BIND0), .unspec = true
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_family_unspec_any)
+{ .row = { PC_FAM(V4_ANY), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_family_unspec)
+{ .row = { PC_FAM(V4_LO), .err = EAFNOSUPPORT } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_family_unspec_any)
+{ .row = { PC_FAM(V6_ANY), .err = EAFNOSUPPORT } };
+
+/*
  * A bind() below net.ipv4.ip_unprivileged_port_start (1024 in a new
  * namespace) needs CAP_NET_BIND_SERVICE in the namespace's user
  * namespace, whoever created the socket: uid 65534 binds the row's port

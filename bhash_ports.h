@@ -101,6 +101,7 @@ struct pc_row {
 	int prot_sock;		/* net.ipv4.ip_unprivileged_port_start, 0: as is */
 	bool bind_service;	/* other_uid's bind() keeps CAP_NET_BIND_SERVICE */
 	const char *nonlocal;	/* this ip_nonlocal_bind sysctl set to 1 */
+	bool unspec;		/* the address given as AF_UNSPEC */
 	enum pc_nonlocal_opt opt;
 	enum pc_op op;
 	enum pc_pre pre;
@@ -221,6 +222,8 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 		len = bl_sockaddr_parse(r->sk.addr, r->op == PC_BIND_DOWN ?
 					r->port - nth : 0, &ss);
 		ASSERT_NE(0U, len);
+		if (r->unspec)
+			ss.ss_family = AF_UNSPEC;
 		err = pc_bind(_metadata, r, fd, &ss, len);
 		if (err)
 			return err;

@@ -126,6 +126,7 @@ enum bl_port_rule {
 	BL_P_C_TW_REUSE,	/* tcp_tw_reuse: a TIME_WAIT's port taken over */
 	BL_P_NONLOCAL,		/* bind() to an address no interface has */
 	BL_P_PRIVILEGED,	/* bind() below ip_unprivileged_port_start */
+	BL_P_FAMILY,		/* bind() to an address of another family */
 	BL_NR_PORT_RULES
 };
 
