@@ -255,6 +255,28 @@ FIXTURE_VARIANT_ADD(port_choice, v6_bind_family_unspec_any)
 { .row = { PC_FAM(V6_ANY), .err = EAFNOSUPPORT } };
 
 /*
+ * connect(AF_UNSPEC) undoes connect(), not bind(): a port or address the
+ * row bound stays, port 0's port goes and so does the address a wildcard
+ * bind() got from connect() (tcp_disconnect()).
+ */
+#define PC_DISC(addr_, port_, after_, keep_)				\
+	PC(BL_P_DISCONNECT, addr_, 0, 40000, 40999, PC_DISCONNECT),	\
+	.port = (port_), .after = (after_), .keep = (keep_), .ok = 1
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect)
+{ .row = { PC_DISC(V4_LO, 30010, V4_LO, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect_port0)
+{ .row = { PC_DISC(V4_LO, 0, V4_LO, false) } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect_any)
+{ .row = { PC_DISC(V4_ANY, 30010, V4_ANY, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect)
+{ .row = { PC_DISC(V6_LO, 30010, V6_LO, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_port0)
+{ .row = { PC_DISC(V6_LO, 0, V6_LO, false) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_any)
+{ .row = { PC_DISC(V6_ANY, 30010, V6_ANY, true) } };
+
+/*
  * A bind() below net.ipv4.ip_unprivileged_port_start (1024 in a new
  * namespace) needs CAP_NET_BIND_SERVICE in the namespace's user
  * namespace, whoever created the socket: uid 65534 binds the row's port

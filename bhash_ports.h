@@ -52,6 +52,7 @@ enum pc_op {
 	PC_CONNECT,	/* connect() without bind() */
 	PC_NO_PORT,	/* bind() to port 0 with IP_BIND_ADDRESS_NO_PORT, connect() */
 	PC_BIND_DOWN,	/* bind() to the row's port, the next one to port - 1... */
+	PC_DISCONNECT,	/* bind() to the row's port, connect(), connect(AF_UNSPEC) */
 };
 
 /* The socket option that lets bind() take an address no interface has. */
@@ -102,6 +103,8 @@ struct pc_row {
 	bool bind_service;	/* other_uid's bind() keeps CAP_NET_BIND_SERVICE */
 	const char *nonlocal;	/* this ip_nonlocal_bind sysctl set to 1 */
 	bool unspec;		/* the address given as AF_UNSPEC */
+	const char *after;	/* PC_DISCONNECT: the address left after it */
+	bool keep;		/* PC_DISCONNECT: the port kept, not given back */
 	enum pc_nonlocal_opt opt;
 	enum pc_op op;
 	enum pc_pre pre;
@@ -117,7 +120,7 @@ static void pc_range(const struct pc_row *r, int *lo, int *hi)
 {
 	*lo = r->lo;
 	*hi = r->hi;
-	if (r->op == PC_BIND_DOWN) {
+	if (r->port) {
 		*lo = r->port - PC_MAX_OPS + 1;
 		*hi = r->port;
 		return;
@@ -203,6 +206,42 @@ static int pc_bind(struct __test_metadata *_metadata, const struct pc_row *r,
 }
 
 /*
+ * connect(AF_UNSPEC) of a bound, connected socket (tcp_disconnect()):
+ * what bind() asked for stays, a port or address the kernel chose goes
+ * (SOCK_BINDPORT_LOCK, SOCK_BINDADDR_LOCK of __inet_bind() and
+ * __inet6_bind()). getsockname() still shows a port given back, so a
+ * second socket's bind() to it tells. Returns the port bind() gave.
+ */
+static int pc_disconnect(struct __test_metadata *_metadata, const struct pc_row *r,
+			 int fd, const struct sockaddr_storage *dest)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sk_spec second = { .addr = r->sk.addr };
+	struct sockaddr_storage want, got;
+	socklen_t len = sizeof(got);
+	int port = bl_sock_port(fd), err;
+	char w[64], g[64];
+
+	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	ASSERT_EQ(0, err) TH_LOG("connect(): %s", bl_errname(-err));
+	ASSERT_EQ(0, connect(fd, &unspec, sizeof(unspec)))
+		TH_LOG("connect(AF_UNSPEC): %s", bl_errname(errno));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
+	bl_sockaddr_str(&want, w, sizeof(w));
+	bl_sockaddr_str(&got, g, sizeof(g));
+	EXPECT_STREQ(w, g)
+		TH_LOG("%s bound to port %d: %s after connect(AF_UNSPEC), expected %s",
+		       r->sk.addr, r->port, g, w);
+	err = sk_bind(_metadata, sk_open(_metadata, &second), &second, port);
+	EXPECT_EQ(r->keep ? EADDRINUSE : 0, err)
+		TH_LOG("%s bound to port %d: after connect(AF_UNSPEC) a second bind() to %d: %s, expected %s",
+		       r->sk.addr, r->port, port, bl_errname(err),
+		       r->keep ? "EADDRINUSE (the port kept)" : "success (the port given back)");
+	return port;
+}
+
+/*
  * The nth socket gets its port as the row says: the port, or -errno. The
  * socket stays open (the harness's fork closes it), holding the port;
  * *fdp returns it when fdp is not NULL.
@@ -219,8 +258,7 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 	if (r->op != PC_CONNECT) {
 		if (r->op == PC_NO_PORT)
 			ASSERT_EQ(0, setopt(fd, SOL_IP, IP_BIND_ADDRESS_NO_PORT));
-		len = bl_sockaddr_parse(r->sk.addr, r->op == PC_BIND_DOWN ?
-					r->port - nth : 0, &ss);
+		len = bl_sockaddr_parse(r->sk.addr, r->port ? r->port - nth : 0, &ss);
 		ASSERT_NE(0U, len);
 		if (r->unspec)
 			ss.ss_family = AF_UNSPEC;
@@ -229,6 +267,8 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 			return err;
 		if (r->op == PC_BIND0 || r->op == PC_BIND_DOWN)
 			return bl_sock_port(fd);
+		if (r->op == PC_DISCONNECT)
+			return pc_disconnect(_metadata, r, fd, dest);
 		/* The port is not taken at bind() but at connect(). */
 		ASSERT_EQ(0, bl_sock_port(fd))
 			TH_LOG("IP_BIND_ADDRESS_NO_PORT: bind() took a port");
@@ -244,7 +284,7 @@ static int pc_listeners(struct __test_metadata *_metadata, const struct pc_row *
 	int n = r->ndest ? r->ndest : 1, i;
 	socklen_t len;
 
-	for (i = 0; i < n && (r->op == PC_CONNECT || r->op == PC_NO_PORT); i++) {
+	for (i = 0; i < n && r->op != PC_BIND0 && r->op != PC_BIND_DOWN; i++) {
 		lfd[i] = listener(_metadata, r->sk.addr, PORT_PEER + i);
 		ASSERT_EQ(0, listen(lfd[i], PC_BACKLOG));
 		len = sizeof(dest[i]);

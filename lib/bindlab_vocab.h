@@ -127,6 +127,7 @@ enum bl_port_rule {
 	BL_P_NONLOCAL,		/* bind() to an address no interface has */
 	BL_P_PRIVILEGED,	/* bind() below ip_unprivileged_port_start */
 	BL_P_FAMILY,		/* bind() to an address of another family */
+	BL_P_DISCONNECT,	/* connect(AF_UNSPEC) keeps what bind() chose */
 	BL_NR_PORT_RULES
 };
 

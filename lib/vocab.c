@@ -81,4 +81,5 @@ const char * const bl_port_rule_words[BL_NR_PORT_RULES] = {
 	[BL_P_NONLOCAL] = "bind_nonlocal",
 	[BL_P_PRIVILEGED] = "bind_privileged",
 	[BL_P_FAMILY] = "bind_family",
+	[BL_P_DISCONNECT] = "bind_disconnect",
 };
