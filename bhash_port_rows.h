@@ -253,6 +253,10 @@ FIXTURE_VARIANT_ADD(port_choice, v4_bind_family_unspec)
 { .row = { PC_FAM(V4_LO), .err = EAFNOSUPPORT } };
 FIXTURE_VARIANT_ADD(port_choice, v6_bind_family_unspec_any)
 { .row = { PC_FAM(V6_ANY), .err = EAFNOSUPPORT } };
+/* A v4-mapped address on a V6ONLY socket: no IPv4 for it, EINVAL. */
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_family_v6only)
+{ .row = { PC(BL_P_FAMILY, V4M_LO, V6ONLY, 40000, 40999, PC_BIND0),
+	   .err = EINVAL } };
 
 /*
  * connect(AF_UNSPEC) undoes connect(), not bind(): a port or address the
