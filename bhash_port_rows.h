@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The rows of port_choice (bind_bhash_test.c, bhash_ports.h), one rule
- * of the port's choice each, named by the rule (bl_port_rule_words,
+ * of the port's choice, or of bind()'s checks before it, each (the last
+ * rows of this file), named by the rule (bl_port_rule_words,
  * lib/vocab.c) and the row's qualifiers. Included once, after the
  * fixture's FIXTURE_VARIANT(). Ranges sit at 40000, above the rows'
  * PORT and PORT_PEER; even sizes but in the _odd_range rows: the kernel
