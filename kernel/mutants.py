@@ -405,8 +405,8 @@ def check_row(r, tree):
         return '%s: %s, killed by %s' % (mid, r['verdict'],
                                          ','.join(kb) or 'nothing')
     for k in NUMS:
-        if k in r and not (is_num(r[k]) and r[k] >= 0):
-            return '%s: %s is %r, not a number of seconds' % (mid, k, r[k])
+        if not (is_num(r.get(k)) and 0 <= r[k] < float('inf')):
+            return '%s: %s is %r, not a number of seconds' % (mid, k, r.get(k))
     for k in ('file', 'original', 'mutated', 'programs'):
         if not isinstance(r.get(k, ''), str):
             return '%s: %s is no text' % (mid, k)
@@ -638,6 +638,8 @@ def main(argv):
 if __name__ == '__main__':
     try:
         sys.exit(main(sys.argv))
+    except KeyboardInterrupt:
+        sys.exit(130)
     except OSError as e:
         # A write or read the machine refused: one line, never a traceback.
         die('%s%s' % (e.strerror or e, ': %s' % e.filename if e.filename else ''))

@@ -74,6 +74,8 @@ cases = {
     'build_s_negative': row(0, build_s=-1),
     'build_s_bool': row(0, build_s=True),
     'build_s_nan_text': row(0, build_s='nan'),
+    'verdict_s_missing': drop(0, 'verdict_s'),
+    'build_s_infinite': row(0, build_s=float('inf')),
     'original_number': row(0, original=3),
     'row_list': dict(good, mutants=[[1, 2]]),
     'row_null': dict(good, mutants=[None]),
@@ -156,7 +158,7 @@ refused "argue refuses a killed mutant" "$tmp/t.json" \
 # A survivor argued equivalent stays so when a rerun survives again.
 mutants argue "$tmp/t.json" f.L12.drop "the skip only saves work" &&
 	mutants record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop \
-		verdict=survived stages=2 >/dev/null
+		verdict=survived build_s=1 boot_s=1 verdict_s=1 stages=2 >/dev/null
 if mutants summary "$tmp/t.json" 2>&1 | grep -q '^score: 1 of 1 killed'; then
 	tap_ok "an equivalent is apart from the score, and stays so"
 else
