@@ -189,6 +189,44 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 else
 	tap_skip "a full disk" "needs root and a mount namespace"
 fi
+# Random damage to the committed table (seeded: BINDLAB_FUZZ_SEED
+# replays it): each read gives a score (exit 0: the damage left a valid
+# table) or exit 2 and one line, never a traceback or an internal error.
+seed=${BINDLAB_FUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
+if out=$(python3 - "$here/kernel/mutants.py" "$here/kernel/mutation/table-6.12.json" \
+	"$tmp/rand.json" "$seed" <<'PY'
+import random, subprocess, sys
+prog, src, dst, seed = sys.argv[1:]
+good = open(src, 'rb').read()
+rnd = random.Random(int(seed))
+bad = []
+for n in range(60):
+    b = bytearray(good)
+    for _ in range(rnd.randint(1, 4)):
+        i = rnd.randrange(len(b))
+        op = rnd.random()
+        if op < 0.4:
+            b[i] = rnd.randrange(256)
+        elif op < 0.7:
+            del b[i:i + rnd.randint(1, 40)]
+        else:
+            b[i:i] = rnd.choice([b'"', b',', b'{', b'}', b'[', b']', b'1e999',
+                                 b'-', b'null', b'\\u0000'])
+    open(dst, 'wb').write(b)
+    r = subprocess.run(['python3', prog, 'summary', dst], capture_output=True)
+    if r.returncode not in (0, 2) or b'Traceback' in r.stderr or \
+            b'internal error' in r.stderr or \
+            (r.returncode == 2 and (r.stderr.count(b'\n') != 1 or r.stdout)):
+        bad.append('%d: exit %d %r' % (n, r.returncode, r.stderr[:200]))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then
+	tap_ok "60 randomly damaged tables # seed $seed"
+else
+	tap_not_ok "60 randomly damaged tables (BINDLAB_FUZZ_SEED=$seed)" "$out"
+fi
+
 # The function list is derived: a fake tree whose entry points reach a
 # function by a call, by a callback passed, by TCP's ->get_port and by a
 # sysctl's handler; one function nobody reaches, one left out by name.
