@@ -119,7 +119,8 @@ def definitions(tree, paths):
             lines = f.read().split('\n')
         table = None
         for i, line in enumerate(lines):
-            m = re.match(r'^(?:static )?(?:const )?struct \w+ (\w+) = \{', line)
+            m = re.match(r'^(?:static )?(?:const )?struct \w+ (\w+) = \{',
+                         line)
             if m:
                 table = m.group(1) if m.group(1) in OPS else None
             elif line.startswith('}'):
@@ -318,7 +319,8 @@ def gen(tree, outdir):
             lines = f.readlines()
         muts = []
         seen = {}
-        for i, j, op, new in function_mutants(lines, *function_lines(lines, func)):
+        body = function_lines(lines, func)
+        for i, j, op, new in function_mutants(lines, *body):
             n = seen[(i, op)] = seen.get((i, op), 0) + 1
             mid = '%s.L%d.%s%s' % (func, i + 1, op,
                                    '' if n == 1 else '.%d' % n)
@@ -328,7 +330,8 @@ def gen(tree, outdir):
             write_file(os.path.join(outdir, 'patches', mid + '.patch'), patch)
             muts.append({'id': mid, 'file': path, 'function': func,
                          'line': i + 1, 'operator': op,
-                         'original': ' '.join(x.strip() for x in lines[i:j + 1]),
+                         'original': ' '.join(x.strip()
+                                              for x in lines[i:j + 1]),
                          'mutated': ' '.join(new.split()),
                          'first': [' '.join(c) for c in reach_first],
                          'via': via})
@@ -348,7 +351,8 @@ def write_file(path, text):
     """Write path whole or not at all: a temporary beside it, renamed
     over it; a failed write leaves the old file and no temporary."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix='.' + os.path.basename(path) + '.')
+    fd, tmp = tempfile.mkstemp(dir=d,
+                               prefix='.' + os.path.basename(path) + '.')
     try:
         with os.fdopen(fd, 'w') as f:
             f.write(text)
@@ -377,7 +381,8 @@ def is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-ID = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\.L([0-9]+)\.([a-z_]+)(?:\.[0-9]+)?$')
+ID = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\.L([0-9]+)\.([a-z_]+)'
+                r'(?:\.[0-9]+)?$')
 
 
 def check_row(r, tree):
@@ -642,6 +647,7 @@ if __name__ == '__main__':
         sys.exit(130)
     except OSError as e:
         # A write or read the machine refused: one line, never a traceback.
-        die('%s%s' % (e.strerror or e, ': %s' % e.filename if e.filename else ''))
+        die('%s%s' % (e.strerror or e,
+                      ': %s' % e.filename if e.filename else ''))
     except Exception as e:  # pylint: disable=broad-except
         die('internal error: %s: %s' % (type(e).__name__, e))
