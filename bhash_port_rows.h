@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The rows of port_choice (bind_bhash_test.c, bhash_ports.h), one rule
- * of the port's choice each, named by the rule (bl_port_rule_words,
+ * of the port's choice, or of bind()'s checks before it, each (the last
+ * rows of this file), named by the rule (bl_port_rule_words,
  * lib/vocab.c) and the row's qualifiers. Included once, after the
  * fixture's FIXTURE_VARIANT(). Ranges sit at 40000, above the rows'
  * PORT and PORT_PEER; even sizes but in the _odd_range rows: the kernel
@@ -176,3 +177,134 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on_fin_wait2)
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on)
 { .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .tw_reuse = 1, .pre = PC_PRE_TW, .ok = 1, .err = EADDRNOTAVAIL } };
+/*
+ * Within tcp_tw_reuse's delay the TIME_WAIT is not taken over: 6.12
+ * wants a later second of its timestamp, 6.14+ tcp_tw_reuse_delay (1 s).
+ */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_tw_reuse_on_young)
+{ .row = { PC(BL_P_C_TW_REUSE, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .tw_reuse = 1, .pre = PC_PRE_TW_YOUNG, .err = EADDRNOTAVAIL } };
+
+/*
+ * __inet_bind(), __inet6_bind(): an address no interface has is
+ * EADDRNOTAVAIL, unless IP_FREEBIND, IP_TRANSPARENT or ip_nonlocal_bind
+ * (net.ipv4's for IPv4 and v4-mapped addresses, net.ipv6's for IPv6)
+ * allow it. IPv4 multicast and broadcast addresses count as local; an
+ * IPv6 multicast address is EINVAL for TCP, as is a link-local one with
+ * no device to scope it. The port is then chosen as for any port 0.
+ */
+#define PC_NL(addr_, opt_, nonlocal_)					\
+	PC(BL_P_NONLOCAL, addr_, 0, 40000, 40999, PC_BIND0),		\
+	.opt = (opt_), .nonlocal = (nonlocal_)
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal)
+{ .row = { PC_NL(V4_NONLOCAL, PC_OPT_NONE, NULL), .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_freebind)
+{ .row = { PC_NL(V4_NONLOCAL, PC_OPT_FREEBIND, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_transparent)
+{ .row = { PC_NL(V4_NONLOCAL, PC_OPT_TRANSPARENT, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_sysctl)
+{ .row = { PC_NL(V4_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL4), .ok = 1 } };
+/* The sysctl of the other family allows nothing here. */
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_sysctl_v6)
+{ .row = { PC_NL(V4_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL6),
+	   .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_multicast)
+{ .row = { PC_NL("224.0.0.1", PC_OPT_NONE, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_broadcast)
+{ .row = { PC_NL("255.255.255.255", PC_OPT_NONE, NULL), .ok = 1 } };
+
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal)
+{ .row = { PC_NL(V6_NONLOCAL, PC_OPT_NONE, NULL), .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_freebind)
+{ .row = { PC_NL(V6_NONLOCAL, PC_OPT_FREEBIND, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_transparent)
+{ .row = { PC_NL(V6_NONLOCAL, PC_OPT_TRANSPARENT, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_sysctl)
+{ .row = { PC_NL(V6_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL6), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_sysctl_v4)
+{ .row = { PC_NL(V6_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL4),
+	   .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_multicast)
+{ .row = { PC_NL("ff0e::1", PC_OPT_NONE, NULL), .err = EINVAL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_nonlocal_link_local)
+{ .row = { PC_NL("fe80::1", PC_OPT_NONE, NULL), .err = EINVAL } };
+
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_nonlocal)
+{ .row = { PC_NL(V4M_NONLOCAL, PC_OPT_NONE, NULL), .err = EADDRNOTAVAIL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_nonlocal_freebind)
+{ .row = { PC_NL(V4M_NONLOCAL, PC_OPT_FREEBIND, NULL), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_nonlocal_sysctl)
+{ .row = { PC_NL(V4M_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL4), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_nonlocal_sysctl_v6)
+{ .row = { PC_NL(V4M_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL6),
+	   .err = EADDRNOTAVAIL } };
+
+/*
+ * The address's family must be the socket's (EAFNOSUPPORT), but for an
+ * IPv4 socket given INADDR_ANY as AF_UNSPEC, accepted for old programs
+ * (__inet_bind()); an IPv6 socket takes AF_INET6 only (__inet6_bind()).
+ */
+#define PC_FAM(addr_)							\
+	PC(BL_P_FAMILY, addr_, 0, 40000, 40999, PC_BIND0), .unspec = true
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_family_unspec_any)
+{ .row = { PC_FAM(V4_ANY), .ok = 1 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_family_unspec)
+{ .row = { PC_FAM(V4_LO), .err = EAFNOSUPPORT } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_family_unspec_any)
+{ .row = { PC_FAM(V6_ANY), .err = EAFNOSUPPORT } };
+/* A v4-mapped address on a V6ONLY socket: no IPv4 for it, EINVAL. */
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_family_v6only)
+{ .row = { PC(BL_P_FAMILY, V4M_LO, V6ONLY, 40000, 40999, PC_BIND0),
+	   .err = EINVAL } };
+
+/*
+ * connect(AF_UNSPEC) undoes connect(), not bind(): a port or address the
+ * row bound stays, port 0's port goes and so does the address a wildcard
+ * bind() got from connect() (tcp_disconnect()).
+ */
+#define PC_DISC(addr_, port_, after_, keep_)				\
+	PC(BL_P_DISCONNECT, addr_, 0, 40000, 40999, PC_DISCONNECT),	\
+	.port = (port_), .after = (after_), .keep = (keep_), .ok = 1
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect)
+{ .row = { PC_DISC(V4_LO, 30010, V4_LO, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect_port0)
+{ .row = { PC_DISC(V4_LO, 0, V4_LO, false) } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_disconnect_any)
+{ .row = { PC_DISC(V4_ANY, 30010, V4_ANY, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect)
+{ .row = { PC_DISC(V6_LO, 30010, V6_LO, true) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_port0)
+{ .row = { PC_DISC(V6_LO, 0, V6_LO, false) } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_any)
+{ .row = { PC_DISC(V6_ANY, 30010, V6_ANY, true) } };
+
+/*
+ * A bind() below net.ipv4.ip_unprivileged_port_start (1024 in a new
+ * namespace) needs CAP_NET_BIND_SERVICE in the namespace's user
+ * namespace, whoever created the socket: uid 65534 binds the row's port
+ * and the ones below it down to that start, then gets EACCES; uid 0 and
+ * a uid that keeps the capability bind all of them.
+ */
+#define PC_PRIV(addr_, port_, uid_, prot_sock_)				\
+	.rule = BL_P_PRIVILEGED,					\
+	.sk = { .addr = (addr_), .other_uid = (uid_) },			\
+	.lo = 40000, .hi = 40999, .op = PC_BIND_DOWN,			\
+	.port = (port_), .prot_sock = (prot_sock_)
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_privileged)
+{ .row = { PC_PRIV(V4_LO, 1025, true, 0), .ok = 2, .err = EACCES } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_privileged)
+{ .row = { PC_PRIV(V6_LO, 1025, true, 0), .ok = 2, .err = EACCES } };
+FIXTURE_VARIANT_ADD(port_choice, v6_v4mapped_bind_privileged)
+{ .row = { PC_PRIV(V4M_LO, 1025, true, 0), .ok = 2, .err = EACCES } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_privileged_sysctl)
+{ .row = { PC_PRIV(V4_LO, 20001, true, 20000), .ok = 2, .err = EACCES } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_privileged_cap)
+{ .row = { PC_PRIV(V4_LO, 1025, true, 0), .bind_service = true, .ok = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_privileged_cap)
+{ .row = { PC_PRIV(V6_LO, 1025, true, 0), .bind_service = true, .ok = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_privileged_root)
+{ .row = { PC_PRIV(V4_LO, 1025, false, 0), .ok = 4 } };

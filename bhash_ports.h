@@ -7,11 +7,20 @@
  * after another and checks properties of the ports they got that hold
  * on every correct kernel (in the range, never reserved, the parity or
  * half scanned first, how many ports until exhaustion), never a port
- * number: the kernel starts its scan at a random offset. The rows are
- * in bhash_port_rows.h. Included by bind_bhash_test.c only.
+ * number: the kernel starts its scan at a random offset. The checks
+ * bind() makes before it takes a port are rows too: the address must be
+ * local unless an option or sysctl relaxes that (the port got, or the
+ * errno), a port below ip_unprivileged_port_start needs
+ * CAP_NET_BIND_SERVICE (the ports bound from the row's port down, then
+ * EACCES). The rows are in bhash_port_rows.h. Included by
+ * bind_bhash_test.c only.
  */
 #ifndef BHASH_PORTS_H
 #define BHASH_PORTS_H
+
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #include "bhash_sockets.h"
 
@@ -29,12 +38,28 @@
 #define PC_TW_REUSE_WAIT_MS	1100
 #define SYSCTL_RESERVED		"net/ipv4/ip_local_reserved_ports"
 #define SYSCTL_AUTOBIND_REUSE	"net/ipv4/ip_autobind_reuse"
+#define SYSCTL_PROT_SOCK	"net/ipv4/ip_unprivileged_port_start"
+#define SYSCTL_NONLOCAL4	"net/ipv4/ip_nonlocal_bind"
+#define SYSCTL_NONLOCAL6	"net/ipv6/ip_nonlocal_bind"
+/* Addresses no interface of the row's namespace has (RFC 5737, 3849). */
+#define V4_NONLOCAL		"192.0.2.1"
+#define V6_NONLOCAL		"2001:db8:ffff::1"
+#define V4M_NONLOCAL		"::ffff:192.0.2.1"
 
 /* What each socket of the row does to get its port. */
 enum pc_op {
 	PC_BIND0,	/* bind() to port 0 */
 	PC_CONNECT,	/* connect() without bind() */
 	PC_NO_PORT,	/* bind() to port 0 with IP_BIND_ADDRESS_NO_PORT, connect() */
+	PC_BIND_DOWN,	/* bind() to the row's port, the next one to port - 1... */
+	PC_DISCONNECT,	/* bind() to the row's port, connect(), connect(AF_UNSPEC) */
+};
+
+/* The socket option that lets bind() take an address no interface has. */
+enum pc_nonlocal_opt {
+	PC_OPT_NONE,
+	PC_OPT_FREEBIND,	/* IP_FREEBIND, IPV6_FREEBIND */
+	PC_OPT_TRANSPARENT,	/* IP_TRANSPARENT, IPV6_TRANSPARENT (CAP_NET_ADMIN) */
 };
 
 /* The ports scanned first: of the first pref_n ports got, each is... */
@@ -53,6 +78,7 @@ enum pc_pre {
 	PC_PRE_TW,		/* a connection to the first listener, in TIME_WAIT */
 	PC_PRE_CHAIN,		/* 0.0.0.0 bound to each port ^ PC_CHAIN_BIT */
 	PC_PRE_FIN_WAIT2,	/* a connection to the first listener, closed by us only */
+	PC_PRE_TW_YOUNG,	/* as PC_PRE_TW, taken over at once: within the delay */
 };
 
 /*
@@ -71,7 +97,15 @@ struct pc_row {
 	int res_lo, res_hi;	/* ip_local_reserved_ports, 0: none */
 	int sk_lo, sk_hi;	/* IP_LOCAL_PORT_RANGE, 0: not set */
 	int autobind_reuse;	/* net.ipv4.ip_autobind_reuse */
-	int tw_reuse;		/* net.ipv4.tcp_tw_reuse, of PC_PRE_TW and _FIN_WAIT2 rows */
+	int tw_reuse;		/* net.ipv4.tcp_tw_reuse, of the PC_PRE_TW... rows */
+	int port;		/* PC_BIND_DOWN: the first socket's port */
+	int prot_sock;		/* net.ipv4.ip_unprivileged_port_start, 0: as is */
+	bool bind_service;	/* other_uid's bind() keeps CAP_NET_BIND_SERVICE */
+	const char *nonlocal;	/* this ip_nonlocal_bind sysctl set to 1 */
+	bool unspec;		/* the address given as AF_UNSPEC */
+	const char *after;	/* PC_DISCONNECT: the address left after it */
+	bool keep;		/* PC_DISCONNECT: the port kept, not given back */
+	enum pc_nonlocal_opt opt;
 	enum pc_op op;
 	enum pc_pre pre;
 	int ndest;		/* connect(): listeners taken in turn (0: 1) */
@@ -86,6 +120,11 @@ static void pc_range(const struct pc_row *r, int *lo, int *hi)
 {
 	*lo = r->lo;
 	*hi = r->hi;
+	if (r->port) {
+		*lo = r->port - PC_MAX_OPS + 1;
+		*hi = r->port;
+		return;
+	}
 	if (!r->sk_lo)
 		return;
 	/* Each end of the socket's range counts only inside the netns one. */
@@ -106,8 +145,13 @@ static void pc_sysctls(struct __test_metadata *_metadata, const struct pc_row *r
 		ASSERT_EQ(0, bl_sysctl_write(SYSCTL_RESERVED, buf));
 	}
 	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_AUTOBIND_REUSE, r->autobind_reuse));
-	if (r->pre == PC_PRE_TW || r->pre == PC_PRE_FIN_WAIT2)
+	if (r->pre == PC_PRE_TW || r->pre == PC_PRE_FIN_WAIT2 ||
+	    r->pre == PC_PRE_TW_YOUNG)
 		ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, r->tw_reuse));
+	if (r->prot_sock)
+		ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_PROT_SOCK, r->prot_sock));
+	if (r->nonlocal)
+		ASSERT_EQ(0, bl_sysctl_write_long(r->nonlocal, 1));
 }
 
 /* A socket of the row, with its IP_LOCAL_PORT_RANGE. */
@@ -120,16 +164,90 @@ static int pc_open(struct __test_metadata *_metadata, const struct pc_row *r)
 		ASSERT_EQ(0, setsockopt(fd, SOL_IP, IP_LOCAL_PORT_RANGE, &range,
 					sizeof(range)))
 			TH_LOG("IP_LOCAL_PORT_RANGE: %s", strerror(errno));
+	if (r->opt == PC_OPT_FREEBIND)
+		ASSERT_EQ(0, is_ipv6(r->sk.addr) ?
+			  setopt(fd, SOL_IPV6, IPV6_FREEBIND) :
+			  setopt(fd, SOL_IP, IP_FREEBIND));
+	if (r->opt == PC_OPT_TRANSPARENT)
+		ASSERT_EQ(0, is_ipv6(r->sk.addr) ?
+			  setopt(fd, SOL_IPV6, IPV6_TRANSPARENT) :
+			  setopt(fd, SOL_IP, IP_TRANSPARENT))
+			TH_LOG("IP_TRANSPARENT: %s", strerror(errno));
 	return fd;
 }
 
 /*
- * One socket gets its port as the row says: the port, or -errno. The
+ * bind() as the kernel judges it for an other_uid row: with the
+ * effective uid OTHER_UID, which empties the effective capabilities
+ * (the permitted ones stay: ruid and suid are still 0), but for
+ * CAP_NET_BIND_SERVICE when the row keeps it. Returns 0 or -errno.
+ */
+static int pc_bind(struct __test_metadata *_metadata, const struct pc_row *r,
+		   int fd, const struct sockaddr_storage *ss, socklen_t len)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct cap[2];
+	int err;
+
+	if (!r->sk.other_uid)
+		return bind(fd, (const struct sockaddr *)ss, len) ? -errno : 0;
+	ASSERT_EQ(0, setresuid(-1, OTHER_UID, -1));
+	if (r->bind_service) {
+		ASSERT_EQ(0, syscall(SYS_capget, &hdr, cap));
+		cap[0].effective = 1U << CAP_NET_BIND_SERVICE;
+		cap[1].effective = 0;
+		ASSERT_EQ(0, syscall(SYS_capset, &hdr, cap))
+			TH_LOG("capset: %s", strerror(errno));
+	}
+	err = bind(fd, (const struct sockaddr *)ss, len) ? -errno : 0;
+	/* Back to euid 0: the permitted set becomes the effective one again. */
+	ASSERT_EQ(0, setresuid(-1, 0, -1));
+	return err;
+}
+
+/*
+ * connect(AF_UNSPEC) of a bound, connected socket (tcp_disconnect()):
+ * what bind() asked for stays, a port or address the kernel chose goes
+ * (SOCK_BINDPORT_LOCK, SOCK_BINDADDR_LOCK of __inet_bind() and
+ * __inet6_bind()). getsockname() still shows a port given back, so a
+ * second socket's bind() to it tells. Returns the port bind() gave.
+ */
+static int pc_disconnect(struct __test_metadata *_metadata, const struct pc_row *r,
+			 int fd, const struct sockaddr_storage *dest)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct sk_spec second = { .addr = r->sk.addr };
+	struct sockaddr_storage want, got;
+	socklen_t len = sizeof(got);
+	int port = bl_sock_port(fd), err;
+	char w[64], g[64];
+
+	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	ASSERT_EQ(0, err) TH_LOG("connect(): %s", bl_errname(-err));
+	ASSERT_EQ(0, connect(fd, &unspec, sizeof(unspec)))
+		TH_LOG("connect(AF_UNSPEC): %s", bl_errname(errno));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
+	bl_sockaddr_str(&want, w, sizeof(w));
+	bl_sockaddr_str(&got, g, sizeof(g));
+	EXPECT_STREQ(w, g)
+		TH_LOG("%s bound to port %d: %s after connect(AF_UNSPEC), expected %s",
+		       r->sk.addr, r->port, g, w);
+	err = sk_bind(_metadata, sk_open(_metadata, &second), &second, port);
+	EXPECT_EQ(r->keep ? EADDRINUSE : 0, err)
+		TH_LOG("%s bound to port %d: after connect(AF_UNSPEC) a second bind() to %d: %s, expected %s",
+		       r->sk.addr, r->port, port, bl_errname(err),
+		       r->keep ? "EADDRINUSE (the port kept)" : "success (the port given back)");
+	return port;
+}
+
+/*
+ * The nth socket gets its port as the row says: the port, or -errno. The
  * socket stays open (the harness's fork closes it), holding the port;
  * *fdp returns it when fdp is not NULL.
  */
 static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
-		  const struct sockaddr_storage *dest, int *fdp)
+		  int nth, const struct sockaddr_storage *dest, int *fdp)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -140,12 +258,17 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 	if (r->op != PC_CONNECT) {
 		if (r->op == PC_NO_PORT)
 			ASSERT_EQ(0, setopt(fd, SOL_IP, IP_BIND_ADDRESS_NO_PORT));
-		len = bl_sockaddr_parse(r->sk.addr, 0, &ss);
+		len = bl_sockaddr_parse(r->sk.addr, r->port ? r->port - nth : 0, &ss);
 		ASSERT_NE(0U, len);
-		if (bind(fd, (struct sockaddr *)&ss, len))
-			return -errno;
-		if (r->op == PC_BIND0)
+		if (r->unspec)
+			ss.ss_family = AF_UNSPEC;
+		err = pc_bind(_metadata, r, fd, &ss, len);
+		if (err)
+			return err;
+		if (r->op == PC_BIND0 || r->op == PC_BIND_DOWN)
 			return bl_sock_port(fd);
+		if (r->op == PC_DISCONNECT)
+			return pc_disconnect(_metadata, r, fd, dest);
 		/* The port is not taken at bind() but at connect(). */
 		ASSERT_EQ(0, bl_sock_port(fd))
 			TH_LOG("IP_BIND_ADDRESS_NO_PORT: bind() took a port");
@@ -161,13 +284,31 @@ static int pc_listeners(struct __test_metadata *_metadata, const struct pc_row *
 	int n = r->ndest ? r->ndest : 1, i;
 	socklen_t len;
 
-	for (i = 0; i < n && r->op != PC_BIND0; i++) {
+	for (i = 0; i < n && r->op != PC_BIND0 && r->op != PC_BIND_DOWN; i++) {
 		lfd[i] = listener(_metadata, r->sk.addr, PORT_PEER + i);
 		ASSERT_EQ(0, listen(lfd[i], PC_BACKLOG));
 		len = sizeof(dest[i]);
 		ASSERT_EQ(0, getsockname(lfd[i], (struct sockaddr *)&dest[i], &len));
 	}
 	return n;
+}
+
+/*
+ * Wait for the start of a second of CLOCK_MONOTONIC (ktime_get_seconds()):
+ * a TIME_WAIT made then and taken over at once is younger than the reuse
+ * delay on every kernel, the 6.12 one that compares whole seconds of its
+ * timestamp (tcp_twsk_unique()) as on 6.14+ (tcp_tw_reuse_delay, 1 s).
+ */
+static void pc_second_start(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t))
+		return;
+	t.tv_sec++;
+	t.tv_nsec = 10 * 1000 * 1000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
 }
 
 /* What holds the low end of the range first (enum pc_pre). */
@@ -194,8 +335,11 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		sk_bound(_metadata, "holder", &s, r->lo);
 		return;
 	case PC_PRE_TW:
+	case PC_PRE_TW_YOUNG:
+		if (r->pre == PC_PRE_TW_YOUNG)
+			pc_second_start();
 		bl_tcp_ts_clock_wait();
-		port = pc_get(_metadata, r, dest, &fd);
+		port = pc_get(_metadata, r, 0, dest, &fd);
 		ASSERT_EQ(r->lo, port)
 			TH_LOG("the holder's connect(): %s", bl_errname(-port));
 		err = bl_tcp_time_wait(fd, lfd, TW_WAIT_MS);
@@ -203,7 +347,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		err = bl_tcp_wait(TCP_TIME_WAIT, r->lo, 1, TW_WAIT_MS);
 		ASSERT_EQ(0, err) TH_LOG("no TIME_WAIT on port %d", r->lo);
 		/* Old enough to be reused where tcp_tw_reuse allows it. */
-		if (r->tw_reuse > 0)
+		if (r->tw_reuse > 0 && r->pre == PC_PRE_TW)
 			usleep(PC_TW_REUSE_WAIT_MS * 1000);
 		return;
 	case PC_PRE_FIN_WAIT2:
@@ -214,7 +358,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		 * (the peer may still send).
 		 */
 		bl_tcp_ts_clock_wait();
-		port = pc_get(_metadata, r, dest, &fd);
+		port = pc_get(_metadata, r, 0, dest, &fd);
 		ASSERT_EQ(r->lo, port)
 			TH_LOG("the holder's connect(): %s", bl_errname(-port));
 		close(fd);

@@ -443,7 +443,7 @@ TEST_F(port_choice, choose)
 	pc_pre(_metadata, r, dest, self->lfd[0]);
 
 	for (i = 0; i < r->ok + !!r->err; i++) {
-		got = pc_get(_metadata, r, &dest[i % n], NULL);
+		got = pc_get(_metadata, r, i, &dest[i % n], NULL);
 		want = i < r->ok ? 0 : r->err;
 		if (got > 0 && !want) {
 			port[i] = got;

@@ -326,6 +326,31 @@ FIXTURE_VARIANT_ADD(tw_sysctl, delay_60000)
 FIXTURE_VARIANT_ADD(tw_sysctl, delay_60001)
 { .key = BL_SYSCTL_TW_DELAY, .before = "1000", .write = "60001", .err = EINVAL };
 
+/*
+ * The bind path's port sysctls check each other (ipv4_local_port_range(),
+ * ipv4_privileged_ports()): the ephemeral range's low end never below
+ * ip_unprivileged_port_start (1024 in a new namespace), its high end
+ * never below its low end, the start never above the range's low end
+ * (32768). A range's two numbers read back tab separated.
+ */
+#define SYSCTL_PROT_SOCK	"net/ipv4/ip_unprivileged_port_start"
+FIXTURE_VARIANT_ADD(tw_sysctl, port_range_1024_1025)
+{ .key = BL_SYSCTL_PORT_RANGE, .before = "32768\t60999", .write = "1024\t1025" };
+FIXTURE_VARIANT_ADD(tw_sysctl, port_range_1023_2000)
+{ .key = BL_SYSCTL_PORT_RANGE, .before = "32768\t60999", .write = "1023\t2000",
+	.err = EINVAL };
+FIXTURE_VARIANT_ADD(tw_sysctl, port_range_2000_2000)
+{ .key = BL_SYSCTL_PORT_RANGE, .before = "32768\t60999", .write = "2000\t2000" };
+FIXTURE_VARIANT_ADD(tw_sysctl, port_range_2000_1999)
+{ .key = BL_SYSCTL_PORT_RANGE, .before = "32768\t60999", .write = "2000\t1999",
+	.err = EINVAL };
+FIXTURE_VARIANT_ADD(tw_sysctl, unpriv_start_0)
+{ .key = SYSCTL_PROT_SOCK, .before = "1024", .write = "0" };
+FIXTURE_VARIANT_ADD(tw_sysctl, unpriv_start_32768)
+{ .key = SYSCTL_PROT_SOCK, .before = "1024", .write = "32768" };
+FIXTURE_VARIANT_ADD(tw_sysctl, unpriv_start_32769)
+{ .key = SYSCTL_PROT_SOCK, .before = "1024", .write = "32769", .err = EINVAL };
+
 FIXTURE_SETUP(tw_sysctl)
 {
 	BL_ENTER_NETNS(return);

@@ -2,27 +2,49 @@
 # SPDX-License-Identifier: GPL-2.0
 """Mutants of the kernel's bind path, and the table of their verdicts.
 
+  mutants.py functions TREE        the bind path's functions in TREE, as
+                                   derived (below): file, function, its
+                                   mutants, the entry points reaching it
+  mutants.py files                 the files mutants change
   mutants.py gen TREE OUTDIR       write OUTDIR/mutants.json and one patch
                                    per mutant, OUTDIR/patches/ID.patch
   mutants.py reach ID MANIFEST     the programs the mutant's function can
                                    reach first: "PROGRAM [FILTER...]" lines
+  mutants.py rest                  the programs of stage 2
   mutants.py record TABLE MANIFEST ID K=V...
                                    add (or replace) the mutant's row, with
                                    its line from MANIFEST; rewrite TABLE
                                    (JSON) and TABLE's .txt
   mutants.py about TABLE K=V...    what the table was made of (kernel,
-                                   project commit)
-  mutants.py rest                  the programs of stage 2
+                                   tree, project commit)
+  mutants.py argue TABLE ID TEXT   mark survivor ID equivalent, TEXT the
+                                   argument a reviewer checks
   mutants.py summary TABLE         the score, and median and spread of
                                    each mutant's build, boot and verdict
   mutants.py done TABLE            the ids that have a verdict
 
-Operators, as mutation testing uses them, applied textually to one line
-of one listed function of the tree: negate an if's condition, replace
-it with true or false, drop a continue/return/goto/break, swap && and
-||, move a bound by one (< <= > >=), flip a boolean argument of a call
-(ignore what the caller passes). Each mutant changes exactly one line;
-the id names the function, the line and the operator."""
+The functions are derived from the tree: a walk of the call graph from
+the entry points of a TCP socket's bind, connect, listen, accept, close
+and TIME_WAIT (ROOTS) and from the handlers of the bind path's sysctls
+(SYSCTLS), over FILES (BRIDGES give entry points only). An edge is a
+function's name in a body (a call, or a callback passed) or a call
+->MEMBER( that one of TCP's operation tables (OPS) sets. STOP leaves out
+TCP-MD5/AO and request sockets by name.
+
+Operators, as mutation testing uses them, applied textually to one
+function of the tree: negate an if's condition, replace it with true or
+false (the whole condition, also when it spans lines), drop a
+continue/return/goto/break, drop a call made as a statement of its own
+(not locks, RCU, reference counts, frees), swap && and ||, move a bound
+by one (< <= > >=), flip a boolean argument of a call (ignore what the
+caller passes). Each mutant changes one line, or one if's condition; the
+id names the function, the (first) line and the operator.
+
+The table is validated whole whenever it is read: a missing or corrupt
+table, a row of another tree, an unknown verdict, a duplicate id, a
+killed row with no test or a survivor with one are errors (exit 2, one
+line), never a score. Every file is written to a temporary beside it and
+renamed."""
 
 import difflib
 import json
@@ -31,44 +53,151 @@ import re
 import sys
 import tempfile
 
-# The functions on the bind path, by file; and what each reaches first.
-# Stage 1 runs these in turn and stops at the first that fails; the rest
-# of the collection runs only when they all pass. Cheapest first: under
-# TCG on 6.12, port_choice takes 3 s, bind_conflict and bind_addr 22 s,
-# tw_reuse_loopback 65 s.
+# What a mutant's function reaches first, by the entry point it was
+# reached from. Stage 1 runs these in turn and stops at the first that
+# fails; the rest of the collection runs only when they all pass.
+# Cheapest first: under TCG on 6.12, port_choice takes 3 s, bind_conflict
+# and bind_addr 22 s, tw_reuse_loopback 65 s.
 PC = ['bind_bhash_test', '-f', 'port_choice']
-PORT = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
-CONFLICT = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
+BIND = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
 FAST = [['bind_bhash_test', '-f', 'bind_conflict'], ['bind_fastreuse']]
 TW = [PC, ['tw_reuse_loopback']]
-ICSK = 'net/ipv4/inet_connection_sock.c'
-HASH = 'net/ipv4/inet_hashtables.c'
-TARGETS = [
-    (ICSK, 'inet_csk_find_open_port', PORT),
-    (ICSK, 'inet_csk_get_port', CONFLICT),
-    (HASH, '__inet_hash_connect', PORT),
-    (ICSK, 'inet_bind_conflict', CONFLICT),
-    (ICSK, 'inet_csk_bind_conflict', CONFLICT),
-    (ICSK, 'inet_csk_update_fastreuse', FAST),
-    (ICSK, 'sk_reuseport_match', FAST),
-    (ICSK, 'inet_bhash2_addr_any_conflict', CONFLICT),
-    (ICSK, '__inet_bhash2_conflict', CONFLICT),
-    (HASH, '__inet_check_established', TW),
-    ('net/ipv4/tcp_ipv4.c', 'tcp_twsk_unique', TW),
-    (ICSK, 'inet_sk_get_local_port_range', PORT),
-    (HASH, 'inet_bind2_bucket_match_addr_any', CONFLICT),
-    (HASH, 'inet_bind2_bucket_addr_match', CONFLICT),
-    (ICSK, 'inet_bhash2_conflict', CONFLICT),
-    (HASH, 'inet_bind2_bucket_find', CONFLICT),
+
+# The function list is derived from the tree, not written here: a walk
+# of the call graph from the entry points below, over the files a TCP
+# socket's bind, connect, listen, accept, close and TIME_WAIT run through.
+# A function is an edge target when its name appears in a body (a call,
+# or a callback passed, as __inet_check_established to
+# __inet_hash_connect), or when a body calls ->MEMBER( and one of TCP's
+# operation tables sets .MEMBER to it. Functions are found as a head at
+# column 0 and a body from a '{' to a '}' at column 0 (kernel style).
+FILES = ['net/ipv4/af_inet.c', 'net/ipv4/inet_connection_sock.c',
+         'net/ipv4/inet_hashtables.c', 'net/ipv4/inet_timewait_sock.c',
+         'net/ipv4/tcp_ipv4.c', 'net/ipv4/sysctl_net_ipv4.c',
+         'net/ipv6/af_inet6.c', 'net/ipv6/inet6_hashtables.c']
+# Files of entry points only: walked one call deep, never mutated.
+BRIDGES = ['net/ipv6/tcp_ipv6.c', 'net/ipv4/tcp_minisocks.c']
+OPS = ('inet_stream_ops', 'inet6_stream_ops', 'tcp_prot', 'tcpv6_prot',
+       'ipv4_specific', 'ipv6_specific')
+# Entry point, the programs that see it first. tcp_close() itself (in
+# tcp.c, the whole TCP state machine) is not walked: its port and hash
+# work is inet_release()'s ->close, tcp_set_state()'s ->unhash and
+# inet_put_port(), and tcp_time_wait()'s hash dance, reached from here.
+ROOTS = [
+    ('inet_bind', BIND), ('inet6_bind', BIND), ('inet_listen', BIND),
+    ('inet_stream_connect', BIND), ('tcp_v6_connect', BIND),
+    ('tcp_v4_syn_recv_sock', BIND), ('tcp_v6_syn_recv_sock', BIND),
+    ('inet_release', TW), ('inet6_release', TW), ('tcp_time_wait', TW),
 ]
+# The sysctls of the bind path whose handlers live in sysctl_net_ipv4.c
+# (their ctl_table rows name the handler): entry points of their own.
+SYSCTLS = ('ip_local_port_range', 'ip_unprivileged_port_start')
+SYSCTL_FIRST = [PC, ['tw_reuse_loopback', '-f', 'tw_sysctl']]
+# Reached, but no decision of the bind path: TCP-MD5/AO keys copied to a
+# child, the SYN queue's request sockets. Left out by name.
+STOP = re.compile(r'md5|(?:^|_)ao_|reqsk')
+# Functions whose first programs are not their entry point's.
+FIRST = {'inet_csk_update_fastreuse': FAST, 'sk_reuseport_match': FAST}
 # The whole collection after stage 1, on a slow machine's sizes.
 REST = [['bind_bhash_test'], ['bind_fastreuse'], ['tw_reuse_loopback'],
         ['bind_model_test']]
 
 
 def die(msg):
-    sys.stderr.write('mutants.py: %s\n' % msg)
+    sys.stderr.write('mutants.py: %s\n' % msg.replace('\n', ' '))
     sys.exit(2)
+
+
+def definitions(tree, paths):
+    """{name: (path, [first, last] body line indexes)} of the functions
+    defined in paths, and {member: {function}} of TCP's operation tables
+    (OPS) there."""
+    defs, ops = {}, {}
+    for path in paths:
+        with open(os.path.join(tree, path), encoding='utf-8',
+                  errors='replace') as f:
+            lines = f.read().split('\n')
+        table = None
+        for i, line in enumerate(lines):
+            m = re.match(r'^(?:static )?(?:const )?struct \w+ (\w+) = \{',
+                         line)
+            if m:
+                table = m.group(1) if m.group(1) in OPS else None
+            elif line.startswith('}'):
+                table = None
+            m = re.match(r'^\s*\.(\w+)\s*=\s*&?(\w+),?\s*$', line)
+            if m and table:
+                ops.setdefault(m.group(1), set()).add(m.group(2))
+            if line.rstrip() != '{':
+                continue
+            for j in range(i - 1, max(i - 8, -1), -1):
+                head = lines[j]
+                if head[:1] in ('', ' ', '\t', '#', '}', '/', '*'):
+                    continue
+                m = re.search(r'(\w+)\(', head)
+                if m and not head.rstrip().endswith(';') and \
+                        '=' not in head.split('(')[0]:
+                    k = i + 1
+                    while k < len(lines) and lines[k].rstrip() != '}':
+                        k += 1
+                    defs.setdefault(m.group(1), (path, i + 1, k - 1, lines))
+                break
+    return defs, ops
+
+
+def sysctl_handlers(tree):
+    """The proc_handler of each SYSCTLS row of sysctl_net_ipv4.c."""
+    with open(os.path.join(tree, 'net/ipv4/sysctl_net_ipv4.c'),
+              encoding='utf-8', errors='replace') as f:
+        text = f.read()
+    out = []
+    for row in re.findall(r'\{[^{}]*\.procname\s*=\s*"[^"]*"[^{}]*\}', text):
+        name = re.search(r'\.procname\s*=\s*"([^"]*)"', row).group(1)
+        h = re.search(r'\.proc_handler\s*=\s*&?(\w+)', row)
+        if name in SYSCTLS and h:
+            out.append(h.group(1))
+    return out
+
+
+def derive(tree):
+    """[(path, function, first programs, entry points)] of the bind path
+    of tree: the call graph walked from ROOTS and the SYSCTLS' handlers
+    (see FILES)."""
+    defs, ops = definitions(tree, FILES + BRIDGES)
+    names = set(defs)
+    roots = ROOTS + [(h, SYSCTL_FIRST) for h in sysctl_handlers(tree)]
+    for r, _ in roots:
+        if r not in defs:
+            die('no entry point %s in %s' % (r, tree))
+    reached = {}
+    for root, first in roots:
+        seen, stack = set(), [root]
+        while stack:
+            f = stack.pop()
+            if f in seen:
+                continue
+            seen.add(f)
+            reached.setdefault(f, []).append((root, first))
+            path, a, b, lines = defs[f]
+            if path in BRIDGES and f != root:
+                continue
+            body = '\n'.join(lines[a:b + 1])
+            out = set(re.findall(r'\b([A-Za-z_]\w*)\b', body)) & names
+            for member in re.findall(r'->(\w+)\s*\(', body):
+                out |= ops.get(member, set()) & names
+            stack.extend(c for c in sorted(out - seen) if not STOP.search(c))
+    out = []
+    for f, via in reached.items():
+        if defs[f][0] not in FILES:
+            continue
+        # The programs of every entry point that reaches f, cheapest first.
+        first = []
+        for _, progs in via:
+            first += [p for p in progs if p not in first]
+        first.sort(key=lambda p: p != PC)
+        out.append((defs[f][0], f, FIRST.get(f, first),
+                    [r for r, _ in via]))
+    return sorted(out, key=lambda x: (FILES.index(x[0]), x[1]))
 
 
 def function_lines(lines, name):
@@ -109,6 +238,9 @@ def balanced_if(line):
 
 
 REL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
+NO_DROP = re.compile(r'lock|rcu|refcount|_hold|_put|^put_|free|'
+                     r'^(?:if|for|while|switch|return|sizeof|WARN|BUG|DEBUG|'
+                     r'pr_|net_dbg|smp_|might_|local_bh|preempt)')
 
 
 def line_mutants(line):
@@ -127,6 +259,12 @@ def line_mutants(line):
     m = re.match(r'^(\s*)(continue|break|return\b[^;]*|goto \w+);\s*$', line)
     if m and not cond:
         out.append(('drop', m.group(1) + ';\n'))
+    # A call whose result nobody takes, as a statement of its own line:
+    # a step of the hash dance left out. Locks, RCU and reference counts
+    # apart: dropping those hangs or leaks, which no socket observes.
+    m = re.match(r'^(\s*)([a-z_][a-z0-9_]*)\(.*\);\s*$', line)
+    if m and not cond and not NO_DROP.search(m.group(2)):
+        out.append(('drop_call', m.group(1) + ';\n'))
     for m in re.finditer(r'&&|\|\|', line):
         swap = '||' if m.group() == '&&' else '&&'
         out.append(('swap_and_or', line[:m.start()] + swap + line[m.end():]))
@@ -140,37 +278,63 @@ def line_mutants(line):
     return out
 
 
+def function_mutants(lines, first, last):
+    """(first line, last line, operator, new text) of every mutant of the
+    function body lines[first..last]. A condition that spans lines
+    (an if whose ')' is on a later line) is negated or replaced as a
+    whole; every other operator changes one line."""
+    out = []
+    comment = False
+    for i in range(first, last + 1):
+        # Lines of a block comment are no code, whatever they say.
+        inside = comment or lines[i].strip().startswith('/*')
+        if comment or '/*' in lines[i]:
+            comment = '*/' not in lines[i].split('/*')[-1]
+        if inside:
+            continue
+        out += [(i, i, op, new) for op, new in line_mutants(lines[i])]
+        if 'WARN_ON' in lines[i] or not re.search(r'\bif \(', lines[i]) or \
+                balanced_if(lines[i]):
+            continue
+        for j in range(i + 1, min(i + 8, last + 1)):
+            text = ''.join(lines[i:j + 1])
+            cond = balanced_if(text)
+            if cond:
+                a, b = cond
+                out += [(i, j, 'negate', text[:a] + '!(' + text[a:b] + ')' +
+                         text[b:]),
+                        (i, j, 'cond_true', text[:a] + '1' + text[b:]),
+                        (i, j, 'cond_false', text[:a] + '0' + text[b:])]
+                break
+    return out
+
+
 def gen(tree, outdir):
     os.makedirs(os.path.join(outdir, 'patches'), exist_ok=True)
     per_func = []
-    for path, func, _ in TARGETS:
-        with open(os.path.join(tree, path)) as f:
+    targets = derive(tree)
+    for path, func, reach_first, via in targets:
+        with open(os.path.join(tree, path), encoding='utf-8',
+                  errors='replace') as f:
             lines = f.readlines()
-        first, last = function_lines(lines, func)
         muts = []
-        comment = False
-        for i in range(first, last + 1):
-            # Lines of a block comment are no code, whatever they say.
-            inside = comment or lines[i].strip().startswith('/*')
-            if comment or '/*' in lines[i]:
-                comment = '*/' not in lines[i].split('/*')[-1]
-            if inside:
-                continue
-            seen = {}
-            for op, new in line_mutants(lines[i]):
-                n = seen[op] = seen.get(op, 0) + 1
-                mid = '%s.L%d.%s%s' % (func, i + 1, op,
-                                       '' if n == 1 else '.%d' % n)
-                mutated = lines[:i] + [new] + lines[i + 1:]
-                patch = ''.join(difflib.unified_diff(
-                    lines, mutated, 'a/' + path, 'b/' + path, n=3))
-                with open(os.path.join(outdir, 'patches', mid + '.patch'),
-                          'w') as f:
-                    f.write(patch)
-                muts.append({'id': mid, 'file': path, 'function': func,
-                             'line': i + 1, 'operator': op,
-                             'original': lines[i].strip(),
-                             'mutated': new.strip()})
+        seen = {}
+        body = function_lines(lines, func)
+        for i, j, op, new in function_mutants(lines, *body):
+            n = seen[(i, op)] = seen.get((i, op), 0) + 1
+            mid = '%s.L%d.%s%s' % (func, i + 1, op,
+                                   '' if n == 1 else '.%d' % n)
+            mutated = lines[:i] + new.splitlines(True) + lines[j + 1:]
+            patch = ''.join(difflib.unified_diff(
+                lines, mutated, 'a/' + path, 'b/' + path, n=3))
+            write_file(os.path.join(outdir, 'patches', mid + '.patch'), patch)
+            muts.append({'id': mid, 'file': path, 'function': func,
+                         'line': i + 1, 'operator': op,
+                         'original': ' '.join(x.strip()
+                                              for x in lines[i:j + 1]),
+                         'mutated': ' '.join(new.split()),
+                         'first': [' '.join(c) for c in reach_first],
+                         'via': via})
         per_func.append(muts)
     # Functions taken in turn: a run cut short still covers each of them.
     order = []
@@ -179,61 +343,200 @@ def gen(tree, outdir):
             if muts:
                 order.append(muts.pop(0))
     write_json(os.path.join(outdir, 'mutants.json'), order)
-    print('%d mutants of %d functions in %s' % (len(order), len(TARGETS),
+    print('%d mutants of %d functions in %s' % (len(order), len(targets),
                                                 outdir))
 
 
-def write_json(path, obj):
+def write_file(path, text):
+    """Write path whole or not at all: a temporary beside it, renamed
+    over it; a failed write leaves the old file and no temporary."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix='.mutants.')
-    with os.fdopen(fd, 'w') as f:
-        json.dump(obj, f, indent=1)
-        f.write('\n')
-    os.rename(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=d,
+                               prefix='.' + os.path.basename(path) + '.')
+    try:
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.rename(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
-def load(path, default):
-    if not os.path.exists(path):
-        return default
-    with open(path) as f:
-        return json.load(f)
+def write_json(path, obj):
+    write_file(path, json.dumps(obj, indent=1) + '\n')
+
+
+def read_json(path, what):
+    """path's JSON; a missing, unreadable or corrupt file is an error."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except FileNotFoundError:
+        die('no %s %s' % (what, path))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
+        die('%s %s: not JSON (%s)' % (what, path, str(e).splitlines()[0]))
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+ID = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\.L([0-9]+)\.([a-z_]+)'
+                r'(?:\.[0-9]+)?$')
+
+
+def check_row(r, tree):
+    """Why row r of a table is not one the table can hold, or None."""
+    if not isinstance(r, dict):
+        return 'a row that is no object'
+    mid = r.get('id')
+    m = ID.match(mid) if isinstance(mid, str) else None
+    if not m:
+        return 'a row whose id is not FUNCTION.LLINE.OPERATOR: %r' % (mid,)
+    if (r.get('function'), r.get('line'), r.get('operator')) != \
+            (m.group(1), int(m.group(2)), m.group(3)):
+        return '%s: function, line or operator not its id\'s' % mid
+    if r.get('verdict') not in VERDICTS:
+        return '%s: verdict %r, not one of %s' % (mid, r.get('verdict'),
+                                                  ', '.join(VERDICTS))
+    if r['verdict'] == 'equivalent' and not (
+            isinstance(r.get('argument'), str) and r['argument'].strip()):
+        return '%s: equivalent with no argument' % mid
+    kb = r.get('killed_by', [])
+    if not isinstance(kb, list) or not all(isinstance(x, str) and x
+                                           for x in kb):
+        return '%s: killed_by is not a list of test names' % mid
+    if (r['verdict'] == 'killed') != bool(kb):
+        return '%s: %s, killed by %s' % (mid, r['verdict'],
+                                         ','.join(kb) or 'nothing')
+    for k in NUMS:
+        if not (is_num(r.get(k)) and 0 <= r[k] < float('inf')):
+            return '%s: %s is %r, not a number of seconds' % (mid, k, r.get(k))
+    for k in ('file', 'original', 'mutated', 'programs'):
+        if not isinstance(r.get(k, ''), str):
+            return '%s: %s is no text' % (mid, k)
+    if tree is not None and r.get('tree') != tree:
+        return '%s: a row of tree %s in the table of tree %s' % (
+            mid, r.get('tree'), tree)
+    return None
+
+
+def load_table(path, missing_ok=False):
+    """The table, validated whole: a missing (unless missing_ok), corrupt
+    or inconsistent table is an error, never an empty or partial one."""
+    if missing_ok and not os.path.lexists(path):
+        return {'about': {}, 'mutants': []}
+    t = read_json(path, 'table')
+    if not isinstance(t, dict) or set(t) - {'about', 'mutants'} or \
+            not isinstance(t.get('mutants'), list):
+        die('table %s: not {"about": {...}, "mutants": [...]}' % path)
+    ab = t.setdefault('about', {})
+    if not isinstance(ab, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in ab.items()):
+        die('table %s: "about" is not an object of strings' % path)
+    seen = set()
+    for r in t['mutants']:
+        why = check_row(r, ab.get('tree'))
+        if why:
+            die('table %s: %s' % (path, why))
+        if r['id'] in seen:
+            die('table %s: %s twice' % (path, r['id']))
+        seen.add(r['id'])
+    return t
+
+
+def load_manifest(path):
+    m = read_json(path, 'manifest')
+    if not isinstance(m, list) or not all(
+            isinstance(x, dict) and isinstance(x.get('id'), str) and
+            isinstance(x.get('function'), str) for x in m):
+        die('manifest %s: not a list of mutants' % path)
+    return m
 
 
 def reach(mid, manifest):
-    m = [x for x in load(manifest, []) if x['id'] == mid]
+    m = [x for x in load_manifest(manifest) if x['id'] == mid]
     if not m:
         die('no mutant %s in %s' % (mid, manifest))
-    for path, func, first in TARGETS:
-        if func == m[0]['function']:
-            for cmd in first:
-                print(' '.join(cmd))
-            return
-    die('no stage 1 for %s' % m[0]['function'])
+    first = m[0].get('first')
+    if not isinstance(first, list) or not first or \
+            not all(isinstance(c, str) and c for c in first):
+        die('no stage 1 for %s in %s' % (mid, manifest))
+    for cmd in first:
+        print(cmd)
 
 
-VERDICTS = ('killed', 'survived', 'build-failed', 'timed-out')
+def functions(tree):
+    """The derived function list: file, function, mutants, entry points."""
+    total = 0
+    for path, func, _, via in derive(tree):
+        with open(os.path.join(tree, path), encoding='utf-8',
+                  errors='replace') as f:
+            lines = f.readlines()
+        n = len(function_mutants(lines, *function_lines(lines, func)))
+        total += n
+        print('%s\t%s\t%d\t%s' % (path, func, n, ','.join(via)))
+    print('total\t-\t%d\t-' % total)
+
+
+# equivalent: a survivor a reviewer can check is no fault a socket could
+# see (its row's "argument" says why); apart from the score.
+VERDICTS = ('killed', 'survived', 'equivalent', 'build-failed', 'timed-out')
+NUMS = ('build_s', 'boot_s', 'verdict_s', 'stages')
 TEXT_COLS = ('id', 'verdict', 'killed_by', 'build_s', 'boot_s', 'verdict_s',
              'original', 'mutated')
 
 
 def record(table, manifest, mid, pairs):
-    t = load(table, {'mutants': []})
-    m = [x for x in load(manifest, []) if x['id'] == mid]
+    t = load_table(table)
+    m = [x for x in load_manifest(manifest) if x['id'] == mid]
     if not m:
         die('no mutant %s in %s' % (mid, manifest))
+    if 'tree' not in t['about']:
+        die('table %s: no tree in its "about" (mutants.py about first)'
+            % table)
     row = dict(m[0])
     for p in pairs:
         k, _, v = p.partition('=')
         if not k or not _:
             die('not KEY=VALUE: %s' % p)
         row[k] = v
-    if row.get('verdict') not in VERDICTS:
-        die('verdict must be one of %s' % ', '.join(VERDICTS))
-    for k in ('build_s', 'boot_s', 'verdict_s', 'stages'):
+    for k in NUMS:
         if k in row:
-            row[k] = float(row[k])
+            try:
+                row[k] = float(row[k])
+            except ValueError:
+                die('%s is no number: %s' % (k, row[k]))
     row['killed_by'] = [x for x in row.get('killed_by', '').split(',') if x]
+    row['tree'] = t['about']['tree']
+    why = check_row(row, t['about']['tree'])
+    if why:
+        die(why)
+    old = [x for x in t['mutants'] if x['id'] == mid]
+    # A rerun that survives again keeps the argument of its equivalence.
+    if old and old[0]['verdict'] == 'equivalent' and \
+            row['verdict'] == 'survived':
+        row['verdict'], row['argument'] = 'equivalent', old[0]['argument']
     t['mutants'] = [x for x in t['mutants'] if x['id'] != mid] + [row]
+    write_table(table, t)
+
+
+def argue(table, mid, text):
+    """Mark a survivor equivalent, with the argument a reviewer checks."""
+    t = load_table(table)
+    rows = [r for r in t['mutants'] if r['id'] == mid]
+    if not rows or rows[0]['verdict'] not in ('survived', 'equivalent'):
+        die('%s: no survivor %s' % (table, mid))
+    rows[0]['verdict'] = 'equivalent'
+    rows[0]['argument'] = text
+    why = check_row(rows[0], t['about'].get('tree'))
+    if why:
+        die(why)
+    write_table(table, t)
+
+
+def write_table(table, t):
+    """The JSON table, then its text table, each written whole."""
     write_json(table, t)
     write_text(table, t)
 
@@ -255,20 +558,23 @@ def write_text(table, t):
                 v = '%.1f' % v
             cells.append(str(v) if v != '' else '-')
         lines.append('\t'.join(cells))
-    txt = re.sub(r'\.json$', '', table) + '.txt'
-    with open(txt + '.tmp', 'w') as f:
-        f.write('\n'.join(lines) + '\n')
-    os.rename(txt + '.tmp', txt)
+    write_file(re.sub(r'\.json$', '', table) + '.txt', '\n'.join(lines) + '\n')
 
 
 def about(table, pairs):
-    t = load(table, {'mutants': []})
-    t.setdefault('about', {})
+    """Say what the table is made of. A table that holds rows keeps its
+    tree and kernel: another tree's rows are not this one's."""
+    t = load_table(table, missing_ok=True)
     for p in pairs:
         k, _, v = p.partition('=')
+        if not k or not _:
+            die('not KEY=VALUE: %s' % p)
+        old = t['about'].get(k)
+        if k in ('tree', 'kernel') and t['mutants'] and old not in (None, v):
+            die('table %s holds the rows of %s %s, not %s: use another table'
+                % (table, k, old, v))
         t['about'][k] = v
-    write_json(table, t)
-    write_text(table, t)
+    write_table(table, t)
 
 
 def spread(vals):
@@ -281,16 +587,16 @@ def spread(vals):
 
 
 def summary(table):
-    t = load(table, {'mutants': []})
+    t = load_table(table)
     rows = t['mutants']
     counts = {v: sum(r['verdict'] == v for r in rows) for v in VERDICTS}
     judged = counts['killed'] + counts['survived']
     print('%d mutants: %s' % (len(rows), ', '.join(
         '%s %d' % kv for kv in counts.items())))
     if judged:
-        print('score: %d of %d killed (%.0f%%), build failures and timeouts'
-              ' apart' % (counts['killed'], judged,
-                          100.0 * counts['killed'] / judged))
+        print('score: %d of %d killed (%.0f%%), equivalents, build failures'
+              ' and timeouts apart' % (counts['killed'], judged,
+                                       100.0 * counts['killed'] / judged))
     built = [r for r in rows if r['verdict'] != 'build-failed']
     for k in ('build_s', 'boot_s', 'verdict_s'):
         print('%s: %s' % (k, spread([r[k] for r in built if k in r])))
@@ -301,12 +607,20 @@ def summary(table):
 
 def main(argv):
     if len(argv) < 2:
-        die('usage: mutants.py gen|reach|record|done|about ...')
+        die('usage: mutants.py gen|functions|files|reach|rest|record|about|'
+            'argue|summary|done ... (--help)')
     cmd, args = argv[1], argv[2:]
+    if cmd in ('-h', '--help') and not args:
+        print(__doc__)
+        return 0
     if cmd == 'gen' and len(args) == 2:
         gen(*args)
     elif cmd == 'reach' and len(args) == 2:
         reach(*args)
+    elif cmd == 'functions' and len(args) == 1:
+        functions(args[0])
+    elif cmd == 'files' and not args:
+        print('\n'.join(FILES))
     elif cmd == 'rest' and not args:
         for c in REST:
             print(' '.join(c))
@@ -317,12 +631,23 @@ def main(argv):
     elif cmd == 'summary' and len(args) == 1:
         summary(args[0])
     elif cmd == 'done' and len(args) == 1:
-        for r in load(args[0], {'mutants': []})['mutants']:
+        for r in load_table(args[0])['mutants']:
             print(r['id'])
+    elif cmd == 'argue' and len(args) == 3:
+        argue(*args)
     else:
         die('bad arguments; see the head of this file')
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as e:
+        # A write or read the machine refused: one line, never a traceback.
+        die('%s%s' % (e.strerror or e,
+                      ': %s' % e.filename if e.filename else ''))
+    except Exception as e:  # pylint: disable=broad-except
+        die('internal error: %s: %s' % (type(e).__name__, e))

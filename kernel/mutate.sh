@@ -41,8 +41,9 @@ output: one line per mutant (its verdict and times); the table, rewritten
   project's commit; a run killed midway loses at most the mutant it ran.
   Each run's mutants, logs and VMs: a new \$BINDLAB_CACHE/mutate/runs/DATE.
 exit: 0 done, 2 usage (also: TREE has uncommitted changes, the table's
-  folder is not writable, the project is no git checkout), 3 harness
-  error (a VM or build error of ours)
+  folder is not writable, the project is no git checkout, the table is
+  not this tree's or is corrupt), 3 harness error (a VM or build error
+  of ours)
 EOF
 }
 
@@ -120,8 +121,10 @@ manifest=$gen/mutants.json
 
 # The files a mutant may have changed, and the stamp that keeps the tree
 # unlike its cached image (build.sh returns a clean tree's image unbuilt).
-target_files=(README net/ipv4/inet_connection_sock.c net/ipv4/inet_hashtables.c
-	net/ipv4/tcp_ipv4.c)
+files=$(mutants files) || bl_die 3 "mutants.py files: no list"
+[ -n "$files" ] || bl_die 3 "mutants.py files: an empty list"
+mapfile -t target_files <<<"$files"
+target_files+=(README)
 reset_tree() { git -C "$tree" checkout -q -- "${target_files[@]}"; }
 
 about()
@@ -133,7 +136,8 @@ about()
 	git -C "$BL_REPO_DIR" diff --quiet HEAD -- . ":(exclude)$(realpath -m "$table")" || rev+=-dirty
 	mutants about "$table" "kernel=$(make -s -C "$tree" kernelversion)" \
 		"tree=$(git -C "$tree" rev-parse --short HEAD)" "project=$rev" \
-		"generated=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$manifest")"
+		"generated=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$manifest")" ||
+		exit 2	# a table of another tree, or corrupt: mutants.py said which
 }
 
 # The guest's script: each "PROGRAM ARGS" line of stdin in turn, until
@@ -269,7 +273,9 @@ else
 	mapfile -t ids < <(python3 -c 'import json,sys
 for m in json.load(open(sys.argv[1])): print(m["id"])' "$manifest")
 fi
-mapfile -t done_ids < <(mutants "done" "$table")
+# A corrupt table is the user's to mend (mutants.py said why): exit 2.
+done_list=$(mutants "done" "$table") || exit 2
+mapfile -t done_ids <<<"$done_list"
 start=$SECONDS
 n=0
 for id in "${ids[@]}"; do

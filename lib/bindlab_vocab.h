@@ -103,8 +103,9 @@ extern const char * const bl_rule_words[BM_NR_RULES];
 /*
  * How the kernel chooses a port when none is given: bind() to port 0
  * (inet_csk_find_open_port()) and connect() of an unbound socket
- * (__inet_hash_connect()). The rows of port_choice (bhash_port_rows.h)
- * are named after them.
+ * (__inet_hash_connect()); and the address and port checks bind() makes
+ * before (__inet_bind(), __inet6_bind()). The rows of port_choice
+ * (bhash_port_rows.h) are named after them.
  */
 enum bl_port_rule {
 	BL_P_RANGE,		/* from net.ipv4.ip_local_port_range */
@@ -123,6 +124,10 @@ enum bl_port_rule {
 	BL_P_C_SHARES,		/* a port shared by other 4-tuples */
 	BL_P_C_NO_PORT,		/* IP_BIND_ADDRESS_NO_PORT: chosen at connect() */
 	BL_P_C_TW_REUSE,	/* tcp_tw_reuse: a TIME_WAIT's port taken over */
+	BL_P_NONLOCAL,		/* bind() to an address no interface has */
+	BL_P_PRIVILEGED,	/* bind() below ip_unprivileged_port_start */
+	BL_P_FAMILY,		/* bind() to an address of another family */
+	BL_P_DISCONNECT,	/* connect(AF_UNSPEC) keeps what bind() chose */
 	BL_NR_PORT_RULES
 };
 

@@ -78,4 +78,8 @@ const char * const bl_port_rule_words[BL_NR_PORT_RULES] = {
 	[BL_P_C_SHARES] = "connect_shares_port",
 	[BL_P_C_NO_PORT] = "connect_bind_no_port",
 	[BL_P_C_TW_REUSE] = "connect_tw_reuse",
+	[BL_P_NONLOCAL] = "bind_nonlocal",
+	[BL_P_PRIVILEGED] = "bind_privileged",
+	[BL_P_FAMILY] = "bind_family",
+	[BL_P_DISCONNECT] = "bind_disconnect",
 };

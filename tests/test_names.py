@@ -60,7 +60,8 @@ VARIANTS = {
     'port_choice': r'(?:%s_)?%s(?:_%s)*' % (FAMILY, PORT_RULE, WORD),
     'tw_reuse': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
     'tw_bind': r'reuse[012]_%s_%s' % (FAMILY, WORDS),
-    'tw_sysctl': r'(?:reuse|delay)_(?:minus_)?[0-9]+',
+    'tw_sysctl': r'(?:reuse|delay|unpriv_start)_(?:minus_)?[0-9]+|'
+                 r'port_range_[0-9]+_[0-9]+',
     'bind_model': ADDR,
     'model_rules': RULE,
     'model_rows': RULE,
