@@ -3,8 +3,8 @@
  * The suite's words, once: one enum and one name table per kind of fact
  * (addresses, families, reuse options, the states a row puts socket A
  * in, the rules of the bind model). The tables are in lib/vocab.c; the
- * rows, the model, the benchmarks' records and tests/test_names.py (which
- * reads vocab.c's tables) all take their words from there. Address and
+ * rows, the model and the benchmarks' records all take their words from
+ * there. Address and
  * family words are bind_wildcard.c's (tools/testing/selftests/net/).
  */
 #ifndef BINDLAB_VOCAB_H

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The name tables of lib/bindlab_vocab.h. tests/test_names.py reads the
- * quoted words of these tables for the test-name grammar: one
- * "[ENUM] = ..." entry a line.
+ * The name tables of lib/bindlab_vocab.h: the words of the test names,
+ * one "[ENUM] = ..." entry a line.
  */
 #include "bindlab_vocab.h"
 

@@ -1,14 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The layout the README promises: the kselftest part (the Makefile's
+# What the fleets' builders rely on: the kselftest part (the Makefile's
 # TEST_GEN_PROGS, their headers beside them, lib/) uses the harness's
-# public API only and builds and installs without jansson; the
-# kselftests link no JSON library, the core (lib/) never reaches into the
-# benchmarks' layer (bench/), no include or object dependency cycle,
-# every function within 60 lines, and every kselftest name in the
-# grammar of docs/results.md ("Test names"). Reads the programs and archives
-# of the last build (make test-programs).
+# public API only and builds and installs without jansson (NIPA's and
+# KernelCI's builders have no libjansson-dev); the kselftests link no
+# JSON library and lib/ never reaches into the companion (bench/). Reads
+# the programs of the last build (make test-programs).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
@@ -103,75 +101,5 @@ if [ ${#up[@]} -eq 0 ]; then
 else
 	tap_not_ok "lib/ includes neither bench/bindlab.h nor jansson" "${up[@]}"
 fi
-
-# includes FILE: the quoted includes of FILE, resolved as the Makefile's
-# -iquote does (the file's own directory, then lib/, then bench/).
-includes() {
-	local f=$1 inc d
-	sed -n 's/^#include "\(.*\)"/\1/p' "$f" | while read -r inc; do
-		for d in "$(dirname "$f")" lib bench; do
-			if [ -f "$d/$inc" ]; then
-				echo "$f ${d#./}/$inc"
-				break
-			fi
-		done
-	done
-}
-for f in $(git ls-files '*.c' '*.h'; git ls-files --others --exclude-standard '*.c' '*.h'); do
-	includes "$f"
-done | sed 's#^\./##; s# \./# #' >"$tmp/inc"
-if tsort "$tmp/inc" >/dev/null 2>"$tmp/loop"; then
-	tap_ok "no include cycle ($(wc -l <"$tmp/inc") quoted includes)"
-else
-	tap_not_ok "no include cycle" "$(head -n 6 "$tmp/loop")"
-fi
-
-# objects ARCHIVE...: "user definer" pairs of the objects of the archives.
-objects() {
-	nm -A --defined-only -g "$@" 2>/dev/null |
-		awk '$(NF-1) ~ /^[TDRBVW]$/ { n = split($1, p, ":"); print "D", p[n-1], $NF }'
-	nm -A -u "$@" 2>/dev/null | awk '{ n = split($1, p, ":"); print "U", p[n-1], $NF }'
-}
-deps() {
-	awk '$1 == "D" { def[$3] = $2 } $1 == "U" { use[$2 " " $3] = 1 }
-	     END { for (k in use) { split(k, a, " "); if (a[2] in def) print a[1], def[a[2]] } }'
-}
-if [ -f libbindlab.a ] && [ -f libbindlab-bench.a ]; then
-	objects libbindlab.a | deps >"$tmp/core"
-	if tsort "$tmp/core" >/dev/null 2>"$tmp/loop"; then
-		tap_ok "no dependency cycle between the core's objects"
-	else
-		tap_not_ok "no dependency cycle between the core's objects" "$(head -n 6 "$tmp/loop")"
-	fi
-	objects libbindlab-bench.a | awk '$1 == "D"' >"$tmp/bench.defs"
-	nm -A -u libbindlab.a 2>/dev/null | awk '{ print "U", "core", $NF }' >"$tmp/core.use"
-	if [ -z "$(cat "$tmp/bench.defs" "$tmp/core.use" | deps)" ]; then
-		tap_ok "the core archive uses nothing of the bench archive"
-	else
-		tap_not_ok "the core archive uses nothing of the bench archive" \
-			"$(cat "$tmp/bench.defs" "$tmp/core.use" | deps | head -n 5)"
-	fi
-else
-	tap_not_ok "archives built" "no libbindlab.a or libbindlab-bench.a (make test-programs)"
-fi
-
-# ---- functions fit on a screen ----
-if scripts/func-length.sh -a tests/func_length_allow >"$tmp/fl" 2>&1; then
-	tap_ok "no function over 60 lines (allowed for now: $(grep -c allowed "$tmp/fl"))"
-else
-	mapfile -t long < <(grep -v allowed "$tmp/fl")
-	tap_not_ok "no function over 60 lines" "${long[@]}"
-fi
-
-# ---- names are API ----
-for p in $ksft; do
-	# -l lists the tests on stderr and exits 4 (nothing ran).
-	./"$p" -l >"$tmp/l" 2>&1
-	if python3 tests/test_names.py <"$tmp/l" >"$tmp/n"; then
-		tap_ok "names of $p follow the grammar ($(grep -c '^ok' "$tmp/n") names)"
-	else
-		tap_not_ok "names of $p follow the grammar" "$(grep -v '^ok' "$tmp/n" | head -n 8)"
-	fi
-done
 
 tap_done

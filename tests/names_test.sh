@@ -20,32 +20,9 @@ else
 	readme=("$here/README.md" "$here"/docs/*.md)
 fi
 
-# full_names PROG: fixture.variant.test (fixture.test without variants)
-# of a harness program, from its -l table: FIXTURE, VARIANT and TEST
-# columns, a fixture's rows continuing with the first column blank.
+# full_names PROG: its test names, by the host's one reader of -l.
 full_names() {
-	"$here/$1" -l 2>&1 | awk '
-		function flush(   i, j) {
-			if (fx == "")
-				return
-			for (j = 1; j <= nt; j++)
-				if (nv)
-					for (i = 1; i <= nv; i++)
-						print fx "." v[i] "." t[j]
-				else
-					print fx "." t[j]
-		}
-		/^#|^---|^global *$/ { next }
-		{ orig = $0; line = $0 }
-		/^[^ ]/ { flush(); fx = $1; nv = nt = 0; line = substr($0, length($1) + 1) }
-		{
-			# The TEST column starts at 48 unless a long variant pushed it.
-			n = split(line, w, " ")
-			if (n == 2) { v[++nv] = w[1]; t[++nt] = w[2] }
-			else if (n == 1 && index(orig, w[1]) >= 48) t[++nt] = w[1]
-			else if (n == 1) v[++nv] = w[1]
-		}
-		END { flush() }'
+	"$here/$1" -l 2>&1 | python3 "$here/tests/test_names.py"
 }
 
 make -s -C "$here" >/dev/null || { tap_not_ok "build"; tap_done; exit; }
