@@ -144,10 +144,27 @@ static void no_copy(json_t *seen, json_t *cases, const char *path)
 				  path);
 }
 
+/* A stored verdict's weight: the pooled case keeps the worst. */
+static int verdict_rank(json_t *c)
+{
+	static const char * const order[] = {
+		"", "measured", "pass", "xfail", "regressed",
+	};
+	const char *s = bl_json_str(json_object_get(c, "verdict"), "status");
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		if (!strcmp(s, order[k]))
+			return k;
+	return ARRAY_SIZE(order);	/* fail, or what no reader knows */
+}
+
 /*
  * Results of the same case from several files (boots of a VM, say) pool
  * their rounds: each round stays one sample of the metric. The first
- * file's summary and environment stay; "pooled_files" counts the rest.
+ * file's summary and environment stay, with the worst verdict of the
+ * files (a regression in one boot is not outvoted); "pooled_files"
+ * counts the rest.
  */
 static void add_cases(json_t *cases, json_t *more)
 {
@@ -172,6 +189,9 @@ static void add_cases(json_t *cases, json_t *more)
 		if (json_is_array(json_object_get(have, "rounds")))
 			json_array_extend(json_object_get(have, "rounds"),
 					  json_object_get(c, "rounds"));
+		if (verdict_rank(c) > verdict_rank(have))
+			json_object_set(have, "verdict",
+					json_object_get(c, "verdict"));
 		json_object_set_new(have, "pooled_files",
 			json_integer(json_integer_value(json_object_get(have, "pooled_files")) + 1));
 	}
@@ -268,6 +288,12 @@ static void store_verdict(json_t *c, const struct bl_case_decl *d)
 	const char *status = ps, *reason = bl_json_str(pv, "reason");
 	char details[160], why[96];
 
+	/* A run file's stored words, judged again under this merge's xfail. */
+	if (!strcmp(ps, "xfail"))
+		ps = "regressed";
+	else if (!strcmp(ps, "measured"))
+		ps = "";
+	status = ps;
 	if (!*ps && d && !strcmp(d->verdict, "program")) {
 		status = "fail";
 		reason = "the program gave no verdict";
@@ -323,13 +349,19 @@ static json_t *declared_result(char *arg, json_t *inputs)
 	return c;
 }
 
-/* A positional RESULT.json: its cases pool with the same ids. */
-static void plain_result(const char *path, json_t *cases, json_t *inputs)
+/*
+ * A positional RESULT.json: its cases pool with the same ids. A run
+ * file's test results come along: a merge keeps every result that bears
+ * on the verdict.
+ */
+static void plain_result(const char *path, json_t *cases, json_t *tests,
+			 json_t *inputs)
 {
 	json_t *in = load_or_die(path), *c = bl_run_cases(in);
 
 	no_copy(inputs, c, path);
 	add_cases(cases, c);
+	json_array_extend(tests, json_object_get(in, "tests"));
 	json_array_append_new(inputs, c);
 	json_decref(in);
 }
@@ -442,7 +474,7 @@ static int cmd_merge(int argc, char **argv)
 	}
 	free(in.opts);
 	for (a = in.first; a < argc; a++)
-		plain_result(argv[a], in.cases, in.inputs);
+		plain_result(argv[a], in.cases, in.tests, in.inputs);
 	json_decref(in.inputs);
 	json_array_foreach(in.lava, i, c)
 		if (bl_lava_import(json_string_value(c), decls, ndecls, in.cases,

@@ -268,6 +268,15 @@ mutate "$tmp/run.json" "$tmp/v_odd.json" 'd["cases"][0]["verdict"]["status"] = "
 check "a test result 'error' is a failure, named" 1 '^  FAIL +p\.f\.t: error: harness lost' "$res" summary "$tmp/t_error.json"
 check "a test result 'crash' is a failure" 1 '^tests: 0 pass, 1 fail' "$res" summary "$tmp/t_crash.json"
 bad "an unknown test result is invalid input" "result 'bogus' is none of" "$res" summary "$tmp/t_odd.json"
+# A merge keeps what bears on the verdict: a run's failing test, and
+# the worst verdict of a case pooled from two runs.
+mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", reason="lost")'
+"$res" merge "$tmp/t_remerged.json" "$tmp/t_fail.json" >/dev/null 2>&1
+check "merge of a failing run: its summary still exits 1" 1 '^  FAIL +p\.f\.t: lost' "$res" summary "$tmp/t_remerged.json"
+mutate "$tmp/run.json" "$tmp/v_reg.json" 'd["cases"][0]["verdict"].update(status="regressed", reason="slow")
+d["env"]["time"] = "later"; d["cases"][0]["env"]["time"] = "later"'
+"$res" merge "$tmp/v_pooled.json" "$tmp/run.json" "$tmp/v_reg.json" >/dev/null 2>&1
+check "merge pools a regressed case with a passing one: regressed" 1 ' regressed \(' "$res" summary "$tmp/v_pooled.json"
 bad "an unknown stored verdict is invalid input" "verdict 'great' is none of" "$res" summary "$tmp/v_odd.json"
 
 # The 8.4x slowdown of issue 20, one run a side, under --threshold 10.
