@@ -5,6 +5,8 @@
  *   summary RUN.json                                   one-screen summary
  *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
+ *   samples RESULT.json [ROUND-FIELD]                  one case's samples
+ *   median [--field F] [--at-most|--at-least L] RESULT.json...  and verdict
  *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
@@ -33,6 +35,7 @@ static void print_usage(FILE *f)
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
+		"       %s median [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
@@ -42,7 +45,7 @@ static void print_usage(FILE *f)
 		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"
 		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
 		"      4 nothing measured, everything skipped\n",
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 }
 
 static __noreturn __printf(1, 2)
@@ -1015,37 +1018,131 @@ static int cmd_curve(int argc, char **argv)
 }
 
 /*
- * The samples of a file's one case, one a line, for shell readers: the
- * metric's, or FIELD of each round (growth, say). Nothing is printed
- * unless every value is a number.
+ * The samples of path's one case: the metric's, or FIELD of each round
+ * (growth, say); every one a finite number, at least one, or exit 2.
+ */
+static double *case_samples(const char *path, const char *field, size_t *n)
+{
+	json_t *run, *cases, *c, *list, *v, *x;
+	double *s;
+	size_t i;
+
+	run = load_or_die(path);
+	cases = bl_run_cases(run);
+	if (json_array_size(cases) != 1)
+		die_usage("%s: want one case, found %zu", path,
+			  json_array_size(cases));
+	c = json_array_get(cases, 0);
+	list = !field ? json_object_get(json_object_get(c, "metric"), "samples") :
+			json_object_get(c, "rounds");
+	*n = json_array_size(list);
+	if (!*n)
+		die_usage("%s: no %s", path, field ? "rounds" : "samples");
+	s = calloc(*n, sizeof(*s));
+	if (!s)
+		die_usage("out of memory");
+	json_array_foreach(list, i, v) {
+		x = field ? json_object_get(v, field) : v;
+		s[i] = json_number_value(x);
+		if (!json_is_number(x) || !isfinite(s[i]))
+			die_usage("%s: round %zu has no number %s", path, i + 1,
+				  field ? bl_printable(field) : "sample");
+	}
+	json_decref(cases);
+	json_decref(run);
+	return s;
+}
+
+/*
+ * samples RESULT.json [ROUND-FIELD]: the values, one a line, for shell
+ * readers that only pass them on. Nothing is printed unless every value
+ * is a number.
  */
 static int cmd_samples(int argc, char **argv)
 {
-	json_t *run, *cases, *c, *list, *v, *x;
-	size_t i;
+	size_t i, n;
+	double *s;
 
 	if (argc != 2 && argc != 3)
 		die_usage("samples needs RESULT.json [ROUND-FIELD]");
-	run = load_or_die(argv[1]);
-	cases = bl_run_cases(run);
-	if (json_array_size(cases) != 1)
-		die_usage("%s: want one case, found %zu", argv[1],
-			  json_array_size(cases));
-	c = json_array_get(cases, 0);
-	list = argc == 2 ? json_object_get(json_object_get(c, "metric"), "samples") :
-			   json_object_get(c, "rounds");
-	json_array_foreach(list, i, v) {
-		x = argc == 2 ? v : json_object_get(v, argv[2]);
-		if (!json_is_number(x))
-			die_usage("%s: round %zu has no number %s", argv[1],
-				  i + 1, argc == 2 ? "sample" : bl_printable(argv[2]));
-	}
-	json_array_foreach(list, i, v)
-		printf("%.12g\n", json_number_value(argc == 2 ? v :
-						     json_object_get(v, argv[2])));
-	json_decref(cases);
-	json_decref(run);
+	s = case_samples(argv[1], argc == 3 ? argv[2] : NULL, &n);
+	for (i = 0; i < n; i++)
+		printf("%.12g\n", s[i]);
+	free(s);
 	return 0;
+}
+
+/*
+ * median [--field F] [--at-most|--at-least LIMIT] RESULT.json...: "MEDIAN
+ * MIN MAX N" of the files' pooled samples (or each round's F), and with
+ * a limit the verdict: exit 0 when the median is within it, 1 when not.
+ * The lab's one place for these numbers (bisect's good or bad), in the
+ * C locale whatever the caller's.
+ */
+struct median_opts {
+	const char *field;
+	double limit;
+	int side;	/* -1 at most, 1 at least, 0 none */
+};
+
+static int median_option(void *ctx, int c, const char *arg,
+			 struct bl_why *why)
+{
+	struct median_opts *o = ctx;
+
+	if (c == 'f') {
+		o->field = arg;
+		return 0;
+	}
+	if (o->side)
+		return bl_why_set(why, EINVAL, "median takes one limit");
+	o->side = c == 'l' ? 1 : -1;
+	return bl_arg_double(c == 'l' ? "--at-least" : "--at-most", arg, 0,
+			     BL_MAX_SAMPLE, &o->limit, why);
+}
+
+static int cmd_median(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "field", required_argument, NULL, 'f' },
+		{ "at-most", required_argument, NULL, 'm' },
+		{ "at-least", required_argument, NULL, 'l' },
+		{}
+	};
+	struct median_opts o = {};
+	struct bl_why why = { "" };
+	double *all = NULL, *s, *more, med;
+	size_t i, n, total = 0;
+	int a;
+
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, median_option, &o, &why))
+		die_usage("%s", why.msg);
+	if (optind >= argc)
+		die_usage("median needs RESULT.json...");
+	for (a = optind; a < argc; a++) {
+		s = case_samples(argv[a], o.field, &n);
+		more = realloc(all, (total + n) * sizeof(*all));
+		if (!more)
+			die_usage("out of memory");
+		all = more;
+		memcpy(all + total, s, n * sizeof(*s));
+		total += n;
+		free(s);
+	}
+	med = bl_median(all, total);
+	s = all;
+	for (i = 1; i < total; i++)
+		if (all[i] < *s)
+			s = &all[i];
+	printf("%.3f %.3f ", med, *s);
+	for (i = 1, s = all; i < total; i++)
+		if (all[i] > *s)
+			s = &all[i];
+	printf("%.3f %zu\n", *s, total);
+	free(all);
+	if ((o.side < 0 && med > o.limit) || (o.side > 0 && med < o.limit))
+		return BL_EXIT_FAIL;
+	return BL_EXIT_PASS;
 }
 
 /* One file's verdict for a person, on stderr; true when it fails. */
@@ -1147,7 +1244,8 @@ static const struct {
 } cmds[] = {
 	{ "merge", cmd_merge }, { "summary", cmd_summary },
 	{ "compare", cmd_compare }, { "curve", cmd_curve },
-	{ "samples", cmd_samples }, { "ktap", cmd_ktap },
+	{ "samples", cmd_samples }, { "median", cmd_median },
+	{ "ktap", cmd_ktap },
 };
 
 int main(int argc, char **argv)
@@ -1159,7 +1257,7 @@ int main(int argc, char **argv)
 	/* Exit 1 is a verdict here: an output not delivered is none. */
 	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
-		die_usage("missing subcommand (merge, summary, compare, curve, samples, ktap)");
+		die_usage("missing subcommand (merge, summary, compare, curve, samples, median, ktap)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;

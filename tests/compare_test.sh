@@ -188,6 +188,13 @@ samples_csv() {
 }
 check "samples: the metric's samples of a file's one case, in order" 0 '^3,1\.5,2$' samples_csv "$tmp/one.json"
 bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_results" samples "$tmp/before.json"
+# bindlab_results median: the lab's numbers and verdicts, in C's terms.
+check "median: MEDIAN MIN MAX N of the pooled files" 0 '^2\.000 1\.500 3\.000 3$' "$here/bindlab_results" median "$tmp/one.json"
+check "median --at-most: a median beyond the limit exits 1" 1 '^2\.000 ' "$here/bindlab_results" median --at-most 1.99 "$tmp/one.json"
+check "median --at-least: within the limit exits 0" 0 '^2\.000 ' "$here/bindlab_results" median --at-least 2 "$tmp/one.json"
+bad "median: a limit with a decimal comma is no number" "'1,5' is not a number" "$here/bindlab_results" median --at-most 1,5 "$tmp/one.json"
+bad "median: a limit of nan is no number" "'nan' is not a number" "$here/bindlab_results" median --at-most nan "$tmp/one.json"
+bad "median: a file without the rounds asked for" "one.json: no rounds" "$here/bindlab_results" median --field growth "$tmp/one.json"
 
 # LAVA results (README, "LAVA"): a hand-written file as LAVA logs them,
 # then the same with one fault each: refused (exit 2, one line, nothing
