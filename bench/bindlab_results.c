@@ -517,31 +517,195 @@ static double metric_median(json_t *metric, double *lo, double *hi)
 }
 
 /*
+ * The verdict line names what failed in a maintainer's words: the claim
+ * of a failure's reason (the words before its figures, as the program
+ * that judged wrote them), counted over the tests and cases that make
+ * it, with the likely cause and the Fixes: tag a reason names.
+ */
+#define CLAIMS_MAX	16
+
+struct claim {
+	char what[96], cause[96], fixes[24];
+	int tests, cases;
+};
+
+struct claims {
+	struct claim c[CLAIMS_MAX];
+	int n, other;
+};
+
+/* The length of r up to the first of stops[] (or its end). */
+static size_t span_to(const char *r, const char * const *stops)
+{
+	size_t len = strlen(r);
+	const char *p;
+
+	for (; *stops; stops++) {
+		p = strstr(r, *stops);
+		if (p && (size_t)(p - r) < len)
+			len = p - r;
+	}
+	return len;
+}
+
+/* The text after key in r, up to the first of stops[], into buf. */
+static void after(const char *r, const char *key, const char * const *stops,
+		  char *buf, size_t len)
+{
+	const char *p = strstr(r, key);
+
+	buf[0] = '\0';
+	if (p)
+		snprintf(buf, len, "%.*s", (int)span_to(p + strlen(key), stops),
+			 p + strlen(key));
+}
+
+/* A TH_LOG line's "FILE.c:LINE:TEST:" prefix, skipped. */
+static const char *th_log_text(const char *r)
+{
+	const char *p = strstr(r, ".c:"), *q;
+
+	if (!p || strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789_-") != (size_t)(p - r))
+		return r;
+	q = p + 3 + strspn(p + 3, "0123456789");
+	if (q == p + 3 || *q != ':' || !strchr(q + 1, ':'))
+		return r;
+	return strchr(q + 1, ':') + 1;
+}
+
+static void claim_add(struct claims *cl, const char *reason, bool is_case)
+{
+	static const char * const claim_end[] = {
+		": ", "; ", " (", ". ", "? ", NULL,
+	};
+	static const char * const fixes_end[] = { ")", ",", " ", ";", NULL };
+	const char *r = th_log_text(reason);
+	struct claim *c;
+	char what[96];
+	int k;
+
+	snprintf(what, sizeof(what), "%.*s", (int)span_to(r, claim_end), r);
+	if (!*what) {
+		cl->other++;
+		return;
+	}
+	for (k = 0; k < cl->n && strcmp(cl->c[k].what, what); k++)
+		;
+	if (k == CLAIMS_MAX) {
+		cl->other++;
+		return;
+	}
+	c = &cl->c[k];
+	if (k == cl->n) {
+		memset(c, 0, sizeof(*c));
+		snprintf(c->what, sizeof(c->what), "%s", what);
+		cl->n++;
+	}
+	if (!*c->cause)
+		after(r, "Likely cause: ", claim_end, c->cause, sizeof(c->cause));
+	if (!*c->fixes)
+		after(r, "Fixes: ", fixes_end, c->fixes, sizeof(c->fixes));
+	if (is_case)
+		c->cases++;
+	else
+		c->tests++;
+}
+
+/* Read from the file raw (escaping would cut a long reason): escaped here. */
+static void print_claim(const struct claim *c)
+{
+	printf("%s in ", bl_printable(c->what));
+	if (c->tests)
+		printf("%d test%s%s", c->tests, c->tests > 1 ? "s" : "",
+		       c->cases ? " and " : "");
+	if (c->cases)
+		printf("%d benchmark case%s", c->cases, c->cases > 1 ? "s" : "");
+	if (*c->cause)
+		printf(" (likely cause: %s%s", bl_printable(c->cause),
+		       *c->fixes ? ", " : ")");
+	if (*c->fixes)
+		printf("%sFixes: %s)", *c->cause ? "" : " (",
+		       bl_printable(c->fixes));
+}
+
+/* Every failure of the run, tests and cases, by the claim it makes. */
+static void verdict_line(json_t *run)
+{
+	json_t *t, *cases = bl_run_cases(run);
+	struct claims cl = { .n = 0 };
+	const char *r;
+	size_t i;
+	int k, best = 0, rest = 0;
+
+	json_array_foreach(json_object_get(run, "tests"), i, t) {
+		r = bl_json_str(t, "result");
+		if (!strcmp(r, "fail") || !strcmp(r, "xpass"))
+			claim_add(&cl, bl_json_str(t, "reason"), false);
+	}
+	json_array_foreach(cases, i, t) {
+		r = bl_json_str(json_object_get(t, "verdict"), "status");
+		if (!strcmp(r, "fail") || !strcmp(r, "regressed"))
+			claim_add(&cl, bl_json_str(json_object_get(t, "verdict"),
+						   "reason"), true);
+	}
+	for (k = 1; k < cl.n; k++)
+		if (cl.c[k].tests + cl.c[k].cases >
+		    cl.c[best].tests + cl.c[best].cases)
+			best = k;
+	for (k = 0; k < cl.n; k++)
+		if (k != best)
+			rest += cl.c[k].tests + cl.c[k].cases;
+	rest += cl.other;
+	printf("verdict: FAIL: ");
+	if (!cl.n) {
+		json_decref(cases);
+		printf("%d failure%s (FAIL, regressed above)\n", rest,
+		       rest == 1 ? "" : "s");
+		return;
+	}
+	json_decref(cases);
+	print_claim(&cl.c[best]);
+	if (rest)
+		printf("; and %d other failure%s (above)", rest,
+		       rest == 1 ? "" : "s");
+	printf("\n");
+}
+
+/*
  * Fail closed: a run that measured nothing passes nothing. Everything
  * skipped is a SKIP (exit 4, the reasons are listed above); no result
- * at all is a failure.
+ * at all is a failure. LAVA's own records (program "lava": the job,
+ * its deploy and boot) measure nothing of the kernel. The last line
+ * is the verdict.
  */
-static int summary_verdict(json_t *run, json_t *cases, int fails, int skips)
+static int summary_verdict(json_t *run, json_t *raw, json_t *cases, int fails,
+			   int skips)
 {
 	size_t i, measured = json_array_size(cases);
+	int rc = BL_EXIT_PASS;
 	json_t *t;
 
 	json_array_foreach(json_object_get(run, "tests"), i, t)
-		if (strcmp(bl_json_str(t, "result"), "skip"))
+		if (strcmp(bl_json_str(t, "result"), "skip") &&
+		    strcmp(bl_json_str(t, "program"), "lava"))
 			measured++;
+	printf("\n");
+	if (fails) {
+		verdict_line(raw);
+		rc = BL_EXIT_FAIL;
+	} else if (!measured && skips) {
+		printf("verdict: SKIP: nothing was measured, everything skipped (reasons above)\n");
+		rc = BL_EXIT_SKIP;
+	} else if (!measured) {
+		printf("verdict: FAIL: nothing was measured: no test result and no benchmark case\n");
+		rc = BL_EXIT_FAIL;
+	} else {
+		printf("verdict: no unexpected regression\n");
+	}
 	json_decref(cases);
 	json_decref(run);
-	if (fails)
-		return BL_EXIT_FAIL;
-	if (!measured && skips) {
-		printf("\nnothing was measured: everything skipped (reasons above)\n");
-		return BL_EXIT_SKIP;
-	}
-	if (!measured) {
-		printf("\nnothing was measured: no test result and no benchmark case\n");
-		return BL_EXIT_FAIL;
-	}
-	return BL_EXIT_PASS;
+	json_decref(raw);
+	return rc;
 }
 
 /* The tests' counts and every result that is not a pass; counts[] by kind. */
@@ -615,7 +779,7 @@ static void summary_env(json_t *run)
 static int cmd_summary(int argc, char **argv)
 {
 	int counts[5] = {}, fails;
-	json_t *run, *cases, *c, *m, *v;
+	json_t *run, *raw, *cases, *c, *m, *v;
 	const char *word, *details;
 	double med, lo, hi;
 	size_t i;
@@ -628,6 +792,7 @@ static int cmd_summary(int argc, char **argv)
 		die_usage("%s: summary reads a run file (bindlab_results merge), not a program's result",
 			  argv[1]);
 	/* Printed only: no byte of the file reaches the terminal raw. */
+	raw = json_deep_copy(run);
 	bl_json_printable(run);
 	summary_env(run);
 	summary_tests(json_object_get(run, "tests"), counts);
@@ -649,7 +814,7 @@ static int cmd_summary(int argc, char **argv)
 		       *details ? ", " : "", word,
 		       json_array_size(json_object_get(m, "samples")));
 	}
-	return summary_verdict(run, cases, fails, counts[4]);
+	return summary_verdict(run, raw, cases, fails, counts[4]);
 }
 
 static double percent_arg(const char *what, const char *arg)

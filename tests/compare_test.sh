@@ -275,6 +275,14 @@ mutate "$tmp/run.json" "$tmp/v_odd.json" 'd["cases"][0]["verdict"]["status"] = "
 check "a test result 'error' is a failure, named" 1 '^  FAIL +p\.f\.t: error: harness lost' "$res" summary "$tmp/t_error.json"
 check "a test result 'crash' is a failure" 1 '^tests: 0 pass, 1 fail' "$res" summary "$tmp/t_crash.json"
 bad "an unknown test result is invalid input" "result 'bogus' is none of" "$res" summary "$tmp/t_odd.json"
+# The last line names what failed, in the words of the program that
+# judged: 12 growth failures of a real run, with their cause and fix.
+"$res" merge "$tmp/real.json" --ktap "bind_bhash_test=$here/tests/ktap/real_run_tests.ktap" >/dev/null 2>&1
+check "summary's last line names the failure, its count, cause and fix" 1 \
+	'^verdict: FAIL: bind\(\) cost grows with the number of owners in 12 tests \(likely cause: fastreuse caches not initialized on first bind, Fixes: 8002d44fe84d\); and 2 other failures \(above\)$' \
+	"$res" summary "$tmp/real.json"
+mutate "$tmp/run.json" "$tmp/lava_only.json" 'd["cases"] = []; d["tests"] = [{"program": "lava", "test": "job", "result": "pass", "reason": ""}]'
+check "LAVA's job record alone is no measurement: FAIL" 1 '^verdict: FAIL: nothing was measured' "$res" summary "$tmp/lava_only.json"
 # A merge keeps what bears on the verdict: a run's failing test, and
 # the worst verdict of a case pooled from two runs.
 mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", reason="lost")'
@@ -453,7 +461,8 @@ mutate "$tmp/run.json" "$tmp/forged.json" 'd["env"].update(kernel_release="6.1\n
 d["tests"][0].update(result="fail", reason="r\nverdict: no unexpected regression")
 d["cases"][0]["verdict"]["details"] = "d\nverdict: no unexpected regression"'
 "$res" summary "$tmp/forged.json" >"$tmp/forged.out" 2>&1
-if ! grep -q '^verdict' "$tmp/forged.out" && ! grep -q $'[\x01-\x09\x0b-\x1f]' "$tmp/forged.out" &&
+if [ "$(grep -c '^verdict' "$tmp/forged.out")" -eq 1 ] && tail -n 1 "$tmp/forged.out" | grep -q '^verdict: FAIL: r\\x0averdict in 1 test$' &&
+	! grep -q $'[\x01-\x09\x0b-\x1f]' "$tmp/forged.out" &&
 	grep -q 'kernel 6\.1\\x0averdict' "$tmp/forged.out" && grep -q 'r\\x0averdict' "$tmp/forged.out" &&
 	grep -q 'd\\x0averdict' "$tmp/forged.out"; then
 	tap_ok "summary: newlines and control characters of a file are escaped"
