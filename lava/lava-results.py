@@ -37,6 +37,7 @@ import stat
 import math
 import re
 import sys
+import tempfile
 
 import yaml
 
@@ -259,6 +260,23 @@ def summary(nin, results, nmapped):
     return 1 if failed else 0
 
 
+def write_atomic(path, text):
+    """path replaced whole or not at all: a temporary beside it, renamed.
+    A failed write (a full disk) leaves the old file and is an error."""
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
+                               dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def operands(argv):
     """--names FILE before, between or after IN... OUT (GNU's order);
     "--" ends the options. (names_file, operands), None for a bad word."""
@@ -297,11 +315,10 @@ def main(argv):
                 nmapped += hit
         check_pages(pages)
         text = json.dumps(results, indent=1, allow_nan=False)
+        write_atomic(args[-1], text + "\n")
     except (OSError, UnicodeError, Bad, ValueError) as exc:
         print("lava-results.py: %s" % exc, file=sys.stderr)
         return 2
-    with open(args[-1], "w", encoding="utf-8") as f:
-        f.write(text + "\n")
     return summary(nin, results, nmapped)
 
 

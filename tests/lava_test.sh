@@ -564,6 +564,21 @@ sys.exit(0 if got == want else "%r" % got)
 	refused_naming unknown_result_refused "res.log:2: result 'passed'" "$tmp/res.log"
 	sed '2s/"case": "a.b.c", //' "$tmp/lava.log" >"$tmp/nocase.log"
 	refused_naming no_case_refused "nocase.log:2: no case string" "$tmp/nocase.log"
+	# A full disk (a 64k tmpfs, filled, in a private mount namespace):
+	# an error (2), the earlier OUT whole, no temporary left.
+	if unshare -m true 2>/dev/null; then
+		mkdir -p "$tmp/full"
+		# shellcheck disable=SC2016 # expands in the inner shell
+		same lava.results.full_disk_is_error_old_output_kept "$(unshare -m sh -c '
+			mount -t tmpfs -o size=64k bl "$0" || exit 9
+			echo "[]" >"$0/out.json"
+			dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
+			"$@" >/dev/null 2>&1
+			echo "$? $(cat "$0/out.json") $(ls "$0" | grep -c tmp)"' \
+			"$tmp/full" "$py" "$lava/lava-results.py" "$tmp/lava.log" "$tmp/full/out.json")" "2 [] 0"
+	else
+		tap_skip lava.results.full_disk_is_error_old_output_kept "no private mount namespace (unshare -m)"
+	fi
 }
 
 # count NAME JSON WANT: the number of entries of an import JSON.
