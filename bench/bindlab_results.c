@@ -115,6 +115,19 @@ static json_t *parse_ktap(const char *program, const char *path)
 	return tests;
 }
 
+/* Is case name listed as a benchmark without a result (skip, fail)? */
+static bool planned_missing(json_t *tests, const char *name)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t)
+		if (!strcmp(bl_json_str(t, "program"), "benchmark") &&
+		    !strcmp(bl_json_str(t, "test"), name))
+			return true;
+	return false;
+}
+
 /* --missing NAME=skip:REASON or NAME=fail:REASON: a planned case with no result. */
 static json_t *missing_entry(char *arg)
 {
@@ -483,6 +496,13 @@ static int cmd_merge(int argc, char **argv)
 		if (bl_lava_import(json_string_value(c), decls, ndecls, in.cases,
 				   in.tests, &why))
 			die_usage("%s", why.msg);
+	/* A case of the table that no import holds is listed, and fails. */
+	for (i = 0; json_array_size(in.lava) && i < ndecls; i++)
+		if (!bl_case_find(in.cases, decls[i].name) &&
+		    !planned_missing(in.tests, decls[i].name))
+			json_array_append_new(in.tests,
+				test_entry("benchmark", decls[i].name, "fail",
+					   "not in the LAVA job"));
 	json_array_foreach(in.cases, i, c)
 		store_verdict(c, decl_of(bl_json_str(c, "case")));
 	/* An import describes the LAVA device, not this machine. */

@@ -24,7 +24,9 @@ FIXTURE.VARIANT.TEST" lines of the installed programs
 match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
 the runner's kselftest.shardfile. A record that does not parse, carries a
 measurement that is no number, or a name that maps to nothing or to two
-tests is an error naming it (exit 2, nothing written).
+tests is an error naming it (exit 2, nothing written); so are records of
+two jobs (their job ids, LAVA's job record twice) and REST pages that
+are not every page of the job.
 
 Prints the counts (records in, mapped) and a summary line. Exit: 0 every
 case passed or skipped, 1 a case failed (the job's own "lava job" result
@@ -145,12 +147,29 @@ def server_record(where, rec):
     return msg
 
 
-def export_records(path, data):
+JOB_URL = re.compile(r"/api/v[0-9.]+/jobs/([0-9]+)/")
+
+
+def job_of(rec, jobs, where):
+    """Note the job a record names (lavacli's "job", the REST API's
+    resource_uri): an import holds one job, never pages of two."""
+    job = rec.get("job")
+    if job is None and isinstance(rec.get("resource_uri"), str):
+        m = JOB_URL.search(rec["resource_uri"])
+        job = m and m.group(1)
+    if job is not None:
+        jobs.setdefault(str(job), where)
+
+
+def export_records(path, data, jobs):
     """A server export: a list of records, or REST pages of them."""
     if isinstance(data, dict) and "results" in data and "count" in data:
         if not isinstance(data["results"], list):
             raise Bad("%s: a REST page whose results is no list" % path)
         page = data["results"]
+        for key in ("next", "previous"):
+            if isinstance(data.get(key), str):
+                job_of({"resource_uri": data[key]}, jobs, "%s: %s" % (path, key))
     elif isinstance(data, list):
         page = data
     else:
@@ -160,10 +179,11 @@ def export_records(path, data):
         if not isinstance(rec, dict) or "name" not in rec or "result" not in rec:
             raise Bad("%s: no name and result" % where)
         where += " (%s)" % rec["name"]
+        job_of(rec, jobs, where)
         yield where, server_record(where, rec)
 
 
-def read_input(path, pages):
+def read_input(path, pages, jobs):
     """(where, LAVA result dict) of one input file, in order."""
     with open(regular(path), encoding="utf-8", errors="strict") as f:
         text = f.read()
@@ -180,7 +200,17 @@ def read_input(path, pages):
             raise Bad("%s: neither JSON nor YAML (%s)" % (path, str(exc).splitlines()[0]))
     if isinstance(data, dict) and "count" in data:
         pages.append((path, data.get("count"), len(data.get("results") or [])))
-    return list(export_records(path, data))
+    return list(export_records(path, data, jobs))
+
+
+def check_one_job(jobs, results):
+    """One whole job: the records name one job, and LAVA's own record
+    of the job (lava job) comes once at most."""
+    if len(jobs) > 1:
+        raise Bad("records of %d jobs (%s): one job at a time" % (
+            len(jobs), ", ".join("%s at %s" % (j, w) for j, w in sorted(jobs.items()))))
+    if sum(r["definition"] == "lava" and r["case"] == "job" for r in results) > 1:
+        raise Bad("LAVA's job record more than once: the records of two jobs")
 
 
 def check_pages(pages):
@@ -304,15 +334,16 @@ def main(argv):
     if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
-    results, nin, nmapped, pages = [], 0, 0, []
+    results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
     try:
         names = load_names(names_file) if names_file else None
         for path in args[:-1]:
-            for where, msg in read_input(path, pages):
+            for where, msg in read_input(path, pages, jobs):
                 nin += 1
                 out, hit = convert(where, msg, names)
                 results.append(out)
                 nmapped += hit
+        check_one_job(jobs, results)
         check_pages(pages)
         text = json.dumps(results, indent=1, allow_nan=False)
         write_atomic(args[-1], text + "\n")
