@@ -152,7 +152,8 @@ JOB_URL = re.compile(r"/api/v[0-9.]+/jobs/([0-9]+)/")
 
 def job_of(rec, jobs, where):
     """Note the job a record names (lavacli's "job", the REST API's
-    resource_uri): an import holds one job, never pages of two."""
+    resource_uri) in jobs, job id -> where: an import holds one job,
+    never pages of two. jobs also keeps ("record", id) -> where."""
     job = rec.get("job")
     if job is None and isinstance(rec.get("resource_uri"), str):
         m = JOB_URL.search(rec["resource_uri"])
@@ -180,6 +181,13 @@ def export_records(path, data, jobs):
             raise Bad("%s: no name and result" % where)
         where += " (%s)" % rec["name"]
         job_of(rec, jobs, where)
+        # A page twice is a record twice, whatever the sizes sum to.
+        if rec.get("id") is not None:
+            key = ("record", str(rec["id"]))
+            if key in jobs:
+                raise Bad("%s: record id %s again (first at %s): a page or a record twice"
+                          % (where, rec["id"], jobs[key]))
+            jobs[key] = where
         yield where, server_record(where, rec)
 
 
@@ -206,9 +214,10 @@ def read_input(path, pages, jobs):
 def check_one_job(jobs, results):
     """One whole job: the records name one job, and LAVA's own record
     of the job (lava job) comes once at most."""
-    if len(jobs) > 1:
+    ids = {j: w for j, w in jobs.items() if isinstance(j, str)}
+    if len(ids) > 1:
         raise Bad("records of %d jobs (%s): one job at a time" % (
-            len(jobs), ", ".join("%s at %s" % (j, w) for j, w in sorted(jobs.items()))))
+            len(ids), ", ".join("%s at %s" % (j, w) for j, w in sorted(ids.items()))))
     if sum(r["definition"] == "lava" and r["case"] == "job" for r in results) > 1:
         raise Bad("LAVA's job record more than once: the records of two jobs")
 

@@ -623,7 +623,7 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 ' "$tmp/rest.json"
 	refused_naming rest_page_missing_refused "6 records of the job's 11" \
 		--names "$tmp/names" "$f/rest-tests-page1.json"
-	refused_naming rest_page_twice_refused "17 records of the job's 11" \
+	refused_naming rest_page_twice_refused "record id 5502 again" \
 		--names "$tmp/names" "$f/rest-tests-page1.json" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
 	refused_naming rest_without_names_refused "needs --names" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
 	# One whole job: pages or records of two jobs are refused, by job id.
@@ -633,6 +633,10 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 	sed "0,/job: '4211'/s//job: '4212'/" "$f/lavacli-results.yaml" >"$tmp/two-jobs.yaml"
 	refused_naming lavacli_records_of_two_jobs_refused "records of 2 jobs (4211 at" "$tmp/two-jobs.yaml"
 	refused_naming logs_of_two_jobs_refused "job record more than once" "$tmp/lava.log" "$tmp/lava.log"
+	# A job of 12 records in pages of 6: page 1 twice sums to 12 too.
+	sed 's/"count": 11/"count": 12/' "$f/rest-tests-page1.json" >"$tmp/p1-of-12.json"
+	refused_naming rest_page_twice_same_size_refused "record id 5502 again" \
+		--names "$tmp/names" "$tmp/p1-of-12.json" "$tmp/p1-of-12.json"
 	sed 's/tw_sysctl_reuse_minus_1_write/tw_sysctl_reuse_minus_7_write/g' "$f/rest-tests-page1.json" >"$tmp/p1.json"
 	refused_naming unmappable_name_refused \
 		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \
