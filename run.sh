@@ -277,6 +277,16 @@ run_benchmarks() {
 	done
 }
 
+# room DIR: DIR takes 1 MiB more (then gives it back). A full results disk
+# cuts the programs' outputs short, which would read as failing tests: it
+# is an error of this machine, checked before and after they run.
+room() {
+	local rc=0
+	head -c 1048576 /dev/zero >"$1/.room" 2>/dev/null || rc=1
+	rm -f -- "$1/.room"
+	return $rc
+}
+
 cmd_main() {
 	local full=0 root=$here/results dir release rc json name why out
 	local inputs=() missing=() progs=() ktaps=()
@@ -310,6 +320,7 @@ cmd_main() {
 	dir=$(mktemp -d "$root/$release-$(date +%Y%m%d-%H%M%S)-XXXXXX" 2>/dev/null) ||
 		die_usage "cannot create a run directory in $root"
 	chmod 755 "$dir"
+	room "$dir" || { rmdir -- "$dir"; die_usage "no room for results in $root (a full disk?): nothing run"; }
 
 	read -ra progs <<<"$(ksft_programs)"
 	run_ktaps "$dir" "${progs[@]}"
@@ -318,6 +329,10 @@ cmd_main() {
 	done
 	run_benchmarks "$dir" $full
 	bl_case_decls "${BL_CASE_NAMES[@]}"
+	if ! room "$dir"; then
+		echo "${red}error: $root filled up during the run, its outputs may be cut short: no verdict${plain}"
+		return 2
+	fi
 
 	# Only this run's own files, named one by one: never a glob.
 	# A merge that fails (a full disk, say) is an error, never a verdict.
