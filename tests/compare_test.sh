@@ -288,6 +288,11 @@ check "LAVA's job record alone is no measurement: FAIL" 1 '^verdict: FAIL: nothi
 mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", reason="lost")'
 "$res" merge "$tmp/t_remerged.json" "$tmp/t_fail.json" >/dev/null 2>&1
 check "merge of a failing run: its summary still exits 1" 1 '^  FAIL +p\.f\.t: lost' "$res" summary "$tmp/t_remerged.json"
+# Two kselftest runs without benchmark cases are two runs, not copies.
+mutate "$tmp/t_fail.json" "$tmp/t_fail2.json" 'd["cases"] = []; d["env"]["time"] = "later"'
+mutate "$tmp/t_fail.json" "$tmp/t_fail1.json" 'd["cases"] = []'
+"$res" merge "$tmp/t_two.json" "$tmp/t_fail1.json" "$tmp/t_fail2.json" >/dev/null 2>&1
+check "merge of two runs with tests and no cases: both kept" 1 '^tests: 0 pass, 2 fail' "$res" summary "$tmp/t_two.json"
 mutate "$tmp/run.json" "$tmp/v_reg.json" 'd["cases"][0]["verdict"].update(status="regressed", reason="slow")
 d["env"]["time"] = "later"; d["cases"][0]["env"]["time"] = "later"'
 "$res" merge "$tmp/v_pooled.json" "$tmp/run.json" "$tmp/v_reg.json" >/dev/null 2>&1
