@@ -299,6 +299,25 @@ def summary(nin, results, nmapped):
     return 1 if failed else 0
 
 
+def out_target(path, inputs):
+    """The file OUT names (a symlink's target), checked before any work
+    as bindlab_results checks its outputs: a new name or a regular file,
+    none of the inputs (however spelled), never under /dev, /proc or
+    /sys."""
+    real = os.path.realpath(path)
+    if any(
+            real == d or real.startswith(d + "/") for d in ("/dev", "/proc", "/sys")):
+        raise Bad("%s: under %s: refused before any work" % (path, real.split("/")[1]))
+    if os.path.lexists(real) and not os.path.isfile(real):
+        raise Bad("%s: not a regular file: refused before any work" % path)
+    if not os.path.isdir(os.path.dirname(real)):
+        raise Bad("%s: no such directory: refused before any work" % path)
+    for name in inputs:
+        if os.path.exists(real) and os.path.exists(name) and os.path.samefile(real, name):
+            raise Bad("%s: also an input (%s): refused before any work" % (path, name))
+    return real
+
+
 def write_atomic(path, text):
     """path replaced whole or not at all: a temporary beside it, renamed.
     A failed write (a full disk) leaves the old file and is an error."""
@@ -345,6 +364,7 @@ def main(argv):
         return 2
     results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
     try:
+        out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
         names = load_names(names_file) if names_file else None
         for path in args[:-1]:
             for where, msg in read_input(path, pages, jobs):
@@ -355,7 +375,7 @@ def main(argv):
         check_one_job(jobs, results)
         check_pages(pages)
         text = json.dumps(results, indent=1, allow_nan=False)
-        write_atomic(args[-1], text + "\n")
+        write_atomic(out_path, text + "\n")
     except (OSError, UnicodeError, Bad, ValueError) as exc:
         print("lava-results.py: %s" % exc, file=sys.stderr)
         return 2

@@ -564,6 +564,13 @@ sys.exit(0 if got == want else "%r" % got)
 	refused_naming unknown_result_refused "res.log:2: result 'passed'" "$tmp/res.log"
 	sed '2s/"case": "a.b.c", //' "$tmp/lava.log" >"$tmp/nocase.log"
 	refused_naming no_case_refused "nocase.log:2: no case string" "$tmp/nocase.log"
+	# OUT is checked before any work: an input (however spelled) or a
+	# device is refused and left as it was.
+	cp "$tmp/lava.log" "$tmp/in.log"
+	ln -sf "$tmp/in.log" "$tmp/in-link.json"
+	conv out_is_an_input_refused 2 "$tmp/in.log" "$tmp/in-link.json"
+	same lava.results.out_is_an_input_kept "$(cmp "$tmp/lava.log" "$tmp/in.log" && grep -c 'also an input' "$tmp/conv.out")" 1
+	conv out_under_dev_refused 2 "$tmp/lava.log" /dev/null
 	# A full disk (a 64k tmpfs, filled, in a private mount namespace):
 	# an error (2), the earlier OUT whole, no temporary left.
 	if unshare -m true 2>/dev/null; then
