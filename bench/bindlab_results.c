@@ -639,11 +639,16 @@ static void claim_add(struct claims *cl, const char *reason, bool is_case)
 static void print_claim(const struct claim *c)
 {
 	printf("%s in ", bl_printable(c->what));
-	if (c->tests)
-		printf("%d test%s%s", c->tests, c->tests > 1 ? "s" : "",
-		       c->cases ? " and " : "");
-	if (c->cases)
-		printf("%d benchmark case%s", c->cases, c->cases > 1 ? "s" : "");
+	if (c->tests == 1)
+		printf("1 test");
+	else if (c->tests)
+		printf("%d tests", c->tests);
+	if (c->tests && c->cases)
+		printf(" and ");
+	if (c->cases == 1)
+		printf("1 benchmark case");
+	else if (c->cases)
+		printf("%d benchmark cases", c->cases);
 	if (*c->cause)
 		printf(" (likely cause: %s%s", bl_printable(c->cause),
 		       *c->fixes ? ", " : ")");
@@ -1254,7 +1259,7 @@ static int cmd_samples(int argc, char **argv)
 
 	if (argc != 2 && argc != 3)
 		die_usage("samples needs RESULT.json [ROUND-FIELD]");
-	s = case_samples(argv[1], argc == 3 ? argv[2] : NULL, &n);
+	s = case_samples(argv[1], argv[2], &n);	/* argv[argc] is NULL */
 	for (i = 0; i < n; i++)
 		printf("%.12g\n", s[i]);
 	free(s);
