@@ -278,17 +278,18 @@ run_benchmarks() {
 	done
 }
 
-# verdict RC: the last line of the main job, from summary's exit status.
-verdict() {
-	case $1 in
-	0) echo "${green}verdict: no unexpected regression${plain}" ;;
-	4) echo "${red}verdict: SKIP: nothing could be measured here (reasons above)${plain}" ;;
-	*) echo "${red}verdict: FAIL (see FAIL / regressed / skipped above)${plain}" ;;
-	esac
+# room DIR: DIR takes 1 MiB more (then gives it back). A full results disk
+# cuts the programs' outputs short, which would read as failing tests: it
+# is an error of this machine, checked before and after they run.
+room() {
+	local rc=0
+	head -c 1048576 /dev/zero >"$1/.room" 2>/dev/null || rc=1
+	rm -f -- "$1/.room"
+	return $rc
 }
 
 cmd_main() {
-	local full=0 root=$here/results dir release rc json name why
+	local full=0 root=$here/results dir release rc json name why out
 	local inputs=() missing=() progs=() ktaps=()
 	# Options only, no operands: nothing to reorder ("--" is refused).
 	while [ $# -gt 0 ]; do
@@ -320,6 +321,7 @@ cmd_main() {
 	dir=$(mktemp -d "$root/$release-$(date +%Y%m%d-%H%M%S)-XXXXXX" 2>/dev/null) ||
 		die_usage "cannot create a run directory in $root"
 	chmod 755 "$dir"
+	room "$dir" || { rmdir -- "$dir"; die_usage "no room for results in $root (a full disk?): nothing run"; }
 
 	read -ra progs <<<"$(ksft_programs)"
 	run_ktaps "$dir" "${progs[@]}"
@@ -328,26 +330,32 @@ cmd_main() {
 	done
 	run_benchmarks "$dir" $full
 	bl_case_decls "${BL_CASE_NAMES[@]}"
+	if ! room "$dir"; then
+		echo "${red}error: $root filled up during the run, its outputs may be cut short: no verdict${plain}"
+		return 2
+	fi
 
 	# Only this run's own files, named one by one: never a glob.
+	# A merge that fails (a full disk, say) is an error, never a verdict.
 	if ! own "$results_tool" merge "$dir/results.json" "${ktaps[@]}" \
 		"${BL_CASE_DECLS[@]}" "${missing[@]}" "${inputs[@]}"; then
-		echo "${red}verdict: FAIL: the results of $dir could not be merged${plain}"
-		return 1
+		echo "${red}error: the results of $dir could not be merged: no verdict${plain}"
+		return 2
 	fi
 	for json in "${inputs[@]}"; do
 		[ "$json" = --result ] || rm -f -- "${json#*=}"
 	done
 
+	# summary's last line is the verdict, in its words: it stays last.
 	echo
-	own "$results_tool" summary "$dir/results.json"
+	out=$(own "$results_tool" summary "$dir/results.json")
 	rc=$?
+	[ $rc -le 1 ] || [ $rc -eq 4 ] || { echo "${red}error: no summary of $dir/results.json: no verdict${plain}"; return 2; }
+	printf '%s\n' "${out%$'\n'*}"
 	plot "$dir/plot" "$dir/results.json" >/dev/null
-	echo
 	echo "results: $dir/results.json"
 	[ -f "$dir/plot.svg" ] && echo "plot:    $dir/plot.svg $dir/plot.png"
-	verdict $rc
-	[ $rc -eq 0 ] || [ $rc -eq 4 ] || rc=1
+	[ $rc -eq 0 ] && echo "$green${out##*$'\n'}$plain" || echo "$red${out##*$'\n'}$plain"
 	return $rc
 }
 

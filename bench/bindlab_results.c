@@ -5,6 +5,8 @@
  *   summary RUN.json                                   one-screen summary
  *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
+ *   samples RESULT.json [ROUND-FIELD]                  one case's samples
+ *   median [--field F] [--at-most|--at-least L] RESULT.json...  and verdict
  *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
@@ -33,6 +35,7 @@ static void print_usage(FILE *f)
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
+		"       %s median [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
@@ -42,7 +45,7 @@ static void print_usage(FILE *f)
 		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"
 		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
 		"      4 nothing measured, everything skipped\n",
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 }
 
 static __noreturn __printf(1, 2)
@@ -112,6 +115,19 @@ static json_t *parse_ktap(const char *program, const char *path)
 	return tests;
 }
 
+/* Is case name listed as a benchmark without a result (skip, fail)? */
+static bool planned_missing(json_t *tests, const char *name)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t)
+		if (!strcmp(bl_json_str(t, "program"), "benchmark") &&
+		    !strcmp(bl_json_str(t, "test"), name))
+			return true;
+	return false;
+}
+
 /* --missing NAME=skip:REASON or NAME=fail:REASON: a planned case with no result. */
 static json_t *missing_entry(char *arg)
 {
@@ -144,10 +160,27 @@ static void no_copy(json_t *seen, json_t *cases, const char *path)
 				  path);
 }
 
+/* A stored verdict's weight: the pooled case keeps the worst. */
+static int verdict_rank(json_t *c)
+{
+	static const char * const order[] = {
+		"", "measured", "pass", "xfail", "regressed",
+	};
+	const char *s = bl_json_str(json_object_get(c, "verdict"), "status");
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		if (!strcmp(s, order[k]))
+			return k;
+	return ARRAY_SIZE(order);	/* fail, or what no reader knows */
+}
+
 /*
  * Results of the same case from several files (boots of a VM, say) pool
  * their rounds: each round stays one sample of the metric. The first
- * file's summary and environment stay; "pooled_files" counts the rest.
+ * file's summary and environment stay, with the worst verdict of the
+ * files (a regression in one boot is not outvoted); "pooled_files"
+ * counts the rest.
  */
 static void add_cases(json_t *cases, json_t *more)
 {
@@ -172,6 +205,9 @@ static void add_cases(json_t *cases, json_t *more)
 		if (json_is_array(json_object_get(have, "rounds")))
 			json_array_extend(json_object_get(have, "rounds"),
 					  json_object_get(c, "rounds"));
+		if (verdict_rank(c) > verdict_rank(have))
+			json_object_set(have, "verdict",
+					json_object_get(c, "verdict"));
 		json_object_set_new(have, "pooled_files",
 			json_integer(json_integer_value(json_object_get(have, "pooled_files")) + 1));
 	}
@@ -268,6 +304,12 @@ static void store_verdict(json_t *c, const struct bl_case_decl *d)
 	const char *status = ps, *reason = bl_json_str(pv, "reason");
 	char details[160], why[96];
 
+	/* A run file's stored words, judged again under this merge's xfail. */
+	if (!strcmp(ps, "xfail"))
+		ps = "regressed";
+	else if (!strcmp(ps, "measured"))
+		ps = "";
+	status = ps;
 	if (!*ps && d && !strcmp(d->verdict, "program")) {
 		status = "fail";
 		reason = "the program gave no verdict";
@@ -323,14 +365,24 @@ static json_t *declared_result(char *arg, json_t *inputs)
 	return c;
 }
 
-/* A positional RESULT.json: its cases pool with the same ids. */
-static void plain_result(const char *path, json_t *cases, json_t *inputs)
+/*
+ * A positional RESULT.json: its cases pool with the same ids. A run
+ * file's test results come along: a merge keeps every result that bears
+ * on the verdict.
+ */
+static void plain_result(const char *path, json_t *cases, json_t *tests,
+			 json_t *inputs)
 {
 	json_t *in = load_or_die(path), *c = bl_run_cases(in);
+	/* A run file is a copy when all of it is: its cases may be none. */
+	json_t *key = json_object_get(in, "tests") ? json_incref(in) :
+						     json_incref(c);
 
-	no_copy(inputs, c, path);
+	no_copy(inputs, key, path);
 	add_cases(cases, c);
-	json_array_append_new(inputs, c);
+	json_array_extend(tests, json_object_get(in, "tests"));
+	json_array_append_new(inputs, key);
+	json_decref(c);
 	json_decref(in);
 }
 
@@ -442,12 +494,19 @@ static int cmd_merge(int argc, char **argv)
 	}
 	free(in.opts);
 	for (a = in.first; a < argc; a++)
-		plain_result(argv[a], in.cases, in.inputs);
+		plain_result(argv[a], in.cases, in.tests, in.inputs);
 	json_decref(in.inputs);
 	json_array_foreach(in.lava, i, c)
 		if (bl_lava_import(json_string_value(c), decls, ndecls, in.cases,
 				   in.tests, &why))
 			die_usage("%s", why.msg);
+	/* A case of the table that no import holds is listed, and fails. */
+	for (i = 0; json_array_size(in.lava) && i < ndecls; i++)
+		if (!bl_case_find(in.cases, decls[i].name) &&
+		    !planned_missing(in.tests, decls[i].name))
+			json_array_append_new(in.tests,
+				test_entry("benchmark", decls[i].name, "fail",
+					   "not in the LAVA job"));
 	json_array_foreach(in.cases, i, c)
 		store_verdict(c, decl_of(bl_json_str(c, "case")));
 	/* An import describes the LAVA device, not this machine. */
@@ -482,31 +541,200 @@ static double metric_median(json_t *metric, double *lo, double *hi)
 }
 
 /*
+ * The verdict line names what failed in a maintainer's words: the claim
+ * of a failure's reason (the words before its figures, as the program
+ * that judged wrote them), counted over the tests and cases that make
+ * it, with the likely cause and the Fixes: tag a reason names.
+ */
+#define CLAIMS_MAX	16
+
+struct claim {
+	char what[96], cause[96], fixes[24];
+	int tests, cases;
+};
+
+struct claims {
+	struct claim c[CLAIMS_MAX];
+	int n, other;
+};
+
+/* The length of r up to the first of stops[] (or its end). */
+static size_t span_to(const char *r, const char * const *stops)
+{
+	size_t len = strlen(r);
+	const char *p;
+
+	for (; *stops; stops++) {
+		p = strstr(r, *stops);
+		if (p && (size_t)(p - r) < len)
+			len = p - r;
+	}
+	return len;
+}
+
+/* The text after key in r, up to the first of stops[], into buf. */
+static void after(const char *r, const char *key, const char * const *stops,
+		  char *buf, size_t len)
+{
+	const char *p = strstr(r, key);
+
+	buf[0] = '\0';
+	if (p)
+		snprintf(buf, len, "%.*s", (int)span_to(p + strlen(key), stops),
+			 p + strlen(key));
+}
+
+/* A TH_LOG line's "FILE.c:LINE:TEST:" prefix, skipped. */
+static const char *th_log_text(const char *r)
+{
+	const char *p = strstr(r, ".c:"), *q;
+
+	if (!p || strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789_-") != (size_t)(p - r))
+		return r;
+	q = p + 3 + strspn(p + 3, "0123456789");
+	if (q == p + 3 || *q != ':' || !strchr(q + 1, ':'))
+		return r;
+	return strchr(q + 1, ':') + 1;
+}
+
+static void claim_add(struct claims *cl, const char *reason, bool is_case)
+{
+	static const char * const claim_end[] = {
+		": ", "; ", " (", ". ", "? ", NULL,
+	};
+	static const char * const fixes_end[] = { ")", ",", " ", ";", NULL };
+	const char *r = th_log_text(reason);
+	struct claim *c;
+	char what[96];
+	int k;
+
+	snprintf(what, sizeof(what), "%.*s", (int)span_to(r, claim_end), r);
+	if (!*what) {
+		cl->other++;
+		return;
+	}
+	for (k = 0; k < cl->n && strcmp(cl->c[k].what, what); k++)
+		;
+	if (k == CLAIMS_MAX) {
+		cl->other++;
+		return;
+	}
+	c = &cl->c[k];
+	if (k == cl->n) {
+		memset(c, 0, sizeof(*c));
+		snprintf(c->what, sizeof(c->what), "%s", what);
+		cl->n++;
+	}
+	if (!*c->cause)
+		after(r, "Likely cause: ", claim_end, c->cause, sizeof(c->cause));
+	if (!*c->fixes)
+		after(r, "Fixes: ", fixes_end, c->fixes, sizeof(c->fixes));
+	if (is_case)
+		c->cases++;
+	else
+		c->tests++;
+}
+
+/* Read from the file raw (escaping would cut a long reason): escaped here. */
+static void print_claim(const struct claim *c)
+{
+	printf("%s in ", bl_printable(c->what));
+	if (c->tests == 1)
+		printf("1 test");
+	else if (c->tests)
+		printf("%d tests", c->tests);
+	if (c->tests && c->cases)
+		printf(" and ");
+	if (c->cases == 1)
+		printf("1 benchmark case");
+	else if (c->cases)
+		printf("%d benchmark cases", c->cases);
+	if (*c->cause)
+		printf(" (likely cause: %s%s", bl_printable(c->cause),
+		       *c->fixes ? ", " : ")");
+	if (*c->fixes)
+		printf("%sFixes: %s)", *c->cause ? "" : " (",
+		       bl_printable(c->fixes));
+}
+
+/* Every failure of the run, tests and cases, by the claim it makes. */
+static void verdict_line(json_t *run)
+{
+	json_t *t, *cases = bl_run_cases(run);
+	struct claims cl = { .n = 0 };
+	const char *r;
+	size_t i;
+	int k, best = 0, rest = 0;
+
+	json_array_foreach(json_object_get(run, "tests"), i, t) {
+		r = bl_json_str(t, "result");
+		if (!strcmp(r, "fail") || !strcmp(r, "xpass"))
+			claim_add(&cl, bl_json_str(t, "reason"), false);
+	}
+	json_array_foreach(cases, i, t) {
+		r = bl_json_str(json_object_get(t, "verdict"), "status");
+		if (!strcmp(r, "fail") || !strcmp(r, "regressed"))
+			claim_add(&cl, bl_json_str(json_object_get(t, "verdict"),
+						   "reason"), true);
+	}
+	for (k = 1; k < cl.n; k++)
+		if (cl.c[k].tests + cl.c[k].cases >
+		    cl.c[best].tests + cl.c[best].cases)
+			best = k;
+	for (k = 0; k < cl.n; k++)
+		if (k != best)
+			rest += cl.c[k].tests + cl.c[k].cases;
+	rest += cl.other;
+	printf("verdict: FAIL: ");
+	if (!cl.n) {
+		json_decref(cases);
+		printf("%d failure%s (FAIL, regressed above)\n", rest,
+		       rest == 1 ? "" : "s");
+		return;
+	}
+	json_decref(cases);
+	print_claim(&cl.c[best]);
+	if (rest)
+		printf("; and %d other failure%s (above)", rest,
+		       rest == 1 ? "" : "s");
+	printf("\n");
+}
+
+/*
  * Fail closed: a run that measured nothing passes nothing. Everything
  * skipped is a SKIP (exit 4, the reasons are listed above); no result
- * at all is a failure.
+ * at all is a failure. LAVA's own records (program "lava": the job,
+ * its deploy and boot) measure nothing of the kernel. The last line
+ * is the verdict.
  */
-static int summary_verdict(json_t *run, json_t *cases, int fails, int skips)
+static int summary_verdict(json_t *run, json_t *raw, json_t *cases, int fails,
+			   int skips)
 {
 	size_t i, measured = json_array_size(cases);
+	int rc = BL_EXIT_PASS;
 	json_t *t;
 
 	json_array_foreach(json_object_get(run, "tests"), i, t)
-		if (strcmp(bl_json_str(t, "result"), "skip"))
+		if (strcmp(bl_json_str(t, "result"), "skip") &&
+		    strcmp(bl_json_str(t, "program"), "lava"))
 			measured++;
+	printf("\n");
+	if (fails) {
+		verdict_line(raw);
+		rc = BL_EXIT_FAIL;
+	} else if (!measured && skips) {
+		printf("verdict: SKIP: nothing was measured, everything skipped (reasons above)\n");
+		rc = BL_EXIT_SKIP;
+	} else if (!measured) {
+		printf("verdict: FAIL: nothing was measured: no test result and no benchmark case\n");
+		rc = BL_EXIT_FAIL;
+	} else {
+		printf("verdict: no unexpected regression\n");
+	}
 	json_decref(cases);
 	json_decref(run);
-	if (fails)
-		return BL_EXIT_FAIL;
-	if (!measured && skips) {
-		printf("\nnothing was measured: everything skipped (reasons above)\n");
-		return BL_EXIT_SKIP;
-	}
-	if (!measured) {
-		printf("\nnothing was measured: no test result and no benchmark case\n");
-		return BL_EXIT_FAIL;
-	}
-	return BL_EXIT_PASS;
+	json_decref(raw);
+	return rc;
 }
 
 /* The tests' counts and every result that is not a pass; counts[] by kind. */
@@ -580,7 +808,7 @@ static void summary_env(json_t *run)
 static int cmd_summary(int argc, char **argv)
 {
 	int counts[5] = {}, fails;
-	json_t *run, *cases, *c, *m, *v;
+	json_t *run, *raw, *cases, *c, *m, *v;
 	const char *word, *details;
 	double med, lo, hi;
 	size_t i;
@@ -593,6 +821,7 @@ static int cmd_summary(int argc, char **argv)
 		die_usage("%s: summary reads a run file (bindlab_results merge), not a program's result",
 			  argv[1]);
 	/* Printed only: no byte of the file reaches the terminal raw. */
+	raw = json_deep_copy(run);
 	bl_json_printable(run);
 	summary_env(run);
 	summary_tests(json_object_get(run, "tests"), counts);
@@ -614,7 +843,7 @@ static int cmd_summary(int argc, char **argv)
 		       *details ? ", " : "", word,
 		       json_array_size(json_object_get(m, "samples")));
 	}
-	return summary_verdict(run, cases, fails, counts[4]);
+	return summary_verdict(run, raw, cases, fails, counts[4]);
 }
 
 static double percent_arg(const char *what, const char *arg)
@@ -983,37 +1212,131 @@ static int cmd_curve(int argc, char **argv)
 }
 
 /*
- * The samples of a file's one case, one a line, for shell readers: the
- * metric's, or FIELD of each round (growth, say). Nothing is printed
- * unless every value is a number.
+ * The samples of path's one case: the metric's, or FIELD of each round
+ * (growth, say); every one a finite number, at least one, or exit 2.
+ */
+static double *case_samples(const char *path, const char *field, size_t *n)
+{
+	json_t *run, *cases, *c, *list, *v, *x;
+	double *s;
+	size_t i;
+
+	run = load_or_die(path);
+	cases = bl_run_cases(run);
+	if (json_array_size(cases) != 1)
+		die_usage("%s: want one case, found %zu", path,
+			  json_array_size(cases));
+	c = json_array_get(cases, 0);
+	list = !field ? json_object_get(json_object_get(c, "metric"), "samples") :
+			json_object_get(c, "rounds");
+	*n = json_array_size(list);
+	if (!*n)
+		die_usage("%s: no %s", path, field ? "rounds" : "samples");
+	s = calloc(*n, sizeof(*s));
+	if (!s)
+		die_usage("out of memory");
+	json_array_foreach(list, i, v) {
+		x = field ? json_object_get(v, field) : v;
+		s[i] = json_number_value(x);
+		if (!json_is_number(x) || !isfinite(s[i]))
+			die_usage("%s: round %zu has no number %s", path, i + 1,
+				  field ? bl_printable(field) : "sample");
+	}
+	json_decref(cases);
+	json_decref(run);
+	return s;
+}
+
+/*
+ * samples RESULT.json [ROUND-FIELD]: the values, one a line, for shell
+ * readers that only pass them on. Nothing is printed unless every value
+ * is a number.
  */
 static int cmd_samples(int argc, char **argv)
 {
-	json_t *run, *cases, *c, *list, *v, *x;
-	size_t i;
+	size_t i, n;
+	double *s;
 
 	if (argc != 2 && argc != 3)
 		die_usage("samples needs RESULT.json [ROUND-FIELD]");
-	run = load_or_die(argv[1]);
-	cases = bl_run_cases(run);
-	if (json_array_size(cases) != 1)
-		die_usage("%s: want one case, found %zu", argv[1],
-			  json_array_size(cases));
-	c = json_array_get(cases, 0);
-	list = argc == 2 ? json_object_get(json_object_get(c, "metric"), "samples") :
-			   json_object_get(c, "rounds");
-	json_array_foreach(list, i, v) {
-		x = argc == 2 ? v : json_object_get(v, argv[2]);
-		if (!json_is_number(x))
-			die_usage("%s: round %zu has no number %s", argv[1],
-				  i + 1, argc == 2 ? "sample" : bl_printable(argv[2]));
-	}
-	json_array_foreach(list, i, v)
-		printf("%.12g\n", json_number_value(argc == 2 ? v :
-						     json_object_get(v, argv[2])));
-	json_decref(cases);
-	json_decref(run);
+	s = case_samples(argv[1], argv[2], &n);	/* argv[argc] is NULL */
+	for (i = 0; i < n; i++)
+		printf("%.12g\n", s[i]);
+	free(s);
 	return 0;
+}
+
+/*
+ * median [--field F] [--at-most|--at-least LIMIT] RESULT.json...: "MEDIAN
+ * MIN MAX N" of the files' pooled samples (or each round's F), and with
+ * a limit the verdict: exit 0 when the median is within it, 1 when not.
+ * The lab's one place for these numbers (bisect's good or bad), in the
+ * C locale whatever the caller's.
+ */
+struct median_opts {
+	const char *field;
+	double limit;
+	int side;	/* -1 at most, 1 at least, 0 none */
+};
+
+static int median_option(void *ctx, int c, const char *arg,
+			 struct bl_why *why)
+{
+	struct median_opts *o = ctx;
+
+	if (c == 'f') {
+		o->field = arg;
+		return 0;
+	}
+	if (o->side)
+		return bl_why_set(why, EINVAL, "median takes one limit");
+	o->side = c == 'l' ? 1 : -1;
+	return bl_arg_double(c == 'l' ? "--at-least" : "--at-most", arg, 0,
+			     BL_MAX_SAMPLE, &o->limit, why);
+}
+
+static int cmd_median(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "field", required_argument, NULL, 'f' },
+		{ "at-most", required_argument, NULL, 'm' },
+		{ "at-least", required_argument, NULL, 'l' },
+		{}
+	};
+	struct median_opts o = {};
+	struct bl_why why = { "" };
+	double *all = NULL, *s, *more, med;
+	size_t i, n, total = 0;
+	int a;
+
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, median_option, &o, &why))
+		die_usage("%s", why.msg);
+	if (optind >= argc)
+		die_usage("median needs RESULT.json...");
+	for (a = optind; a < argc; a++) {
+		s = case_samples(argv[a], o.field, &n);
+		more = realloc(all, (total + n) * sizeof(*all));
+		if (!more)
+			die_usage("out of memory");
+		all = more;
+		memcpy(all + total, s, n * sizeof(*s));
+		total += n;
+		free(s);
+	}
+	med = bl_median(all, total);
+	s = all;
+	for (i = 1; i < total; i++)
+		if (all[i] < *s)
+			s = &all[i];
+	printf("%.3f %.3f ", med, *s);
+	for (i = 1, s = all; i < total; i++)
+		if (all[i] > *s)
+			s = &all[i];
+	printf("%.3f %zu\n", *s, total);
+	free(all);
+	if ((o.side < 0 && med > o.limit) || (o.side > 0 && med < o.limit))
+		return BL_EXIT_FAIL;
+	return BL_EXIT_PASS;
 }
 
 /* One file's verdict for a person, on stderr; true when it fails. */
@@ -1115,7 +1438,8 @@ static const struct {
 } cmds[] = {
 	{ "merge", cmd_merge }, { "summary", cmd_summary },
 	{ "compare", cmd_compare }, { "curve", cmd_curve },
-	{ "samples", cmd_samples }, { "ktap", cmd_ktap },
+	{ "samples", cmd_samples }, { "median", cmd_median },
+	{ "ktap", cmd_ktap },
 };
 
 int main(int argc, char **argv)
@@ -1127,7 +1451,7 @@ int main(int argc, char **argv)
 	/* Exit 1 is a verdict here: an output not delivered is none. */
 	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
-		die_usage("missing subcommand (merge, summary, compare, curve, samples, ktap)");
+		die_usage("missing subcommand (merge, summary, compare, curve, samples, median, ktap)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;

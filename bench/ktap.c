@@ -10,7 +10,9 @@
  *   file     := version level
  *   version  := "TAP version 13" | "TAP version 14" | "KTAP version 1"
  *   level    := plan { result | diag | blank } [ totals ]
- *   plan     := "1.." N [ " # SKIP" reason ]          N <= BL_KTAP_MAX_TESTS
+ *   plan     := "1.." N [ " # SKIP" reason ]
+ * A plan, or a file, of more than BL_KTAP_MAX_TESTS results is an error
+ * of this reader (exit 2), never a broken plan: no verdict rests on it.
  *   result   := ("ok" | "not ok") " " NUM " " [ "- " ] NAME [ " #" [ " " DIRECTIVE ] [ reason ] ]
  *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO           (any case)
  *   diag     := "#" [ " " text ]
@@ -73,6 +75,7 @@ struct ktap_parser {
 	char figure[512];	/* the last diagnostic that is not boilerplate */
 	long lineno;
 	bool stop;		/* an error after which nothing is read */
+	long over;		/* results past BL_KTAP_MAX_TESTS: not read */
 };
 
 static const char * const result_names[] = {
@@ -163,6 +166,12 @@ static int add_case(struct ktap_parser *p, const char *name,
 	struct bl_ktap *k = p->k;
 	struct bl_ktap_case *c, *more;
 
+	/* The reader's limit, not the program's fault: an error, no verdict. */
+	if (k->n >= BL_KTAP_MAX_TESTS) {
+		p->over = k->n + 1;
+		p->stop = true;
+		return 0;
+	}
 	if (k->n == k->cap) {
 		more = realloc(k->cases, (k->cap * 2 + 16) * sizeof(*more));
 		if (!more)
@@ -249,9 +258,13 @@ static void plan_line(struct ktap_parser *p, struct ktap_level *lv,
 		broken(p, "the plan after results (KTAP wants it first)");
 		return;
 	}
-	if (n < 0 || n > BL_KTAP_MAX_TESTS || (*s && strncmp(s, " #", 2))) {
-		broken(p, "a plan KTAP does not know (1..N, N <= %d)",
-		       BL_KTAP_MAX_TESTS);
+	if (n > BL_KTAP_MAX_TESTS) {
+		p->over = n;
+		p->stop = true;
+		return;
+	}
+	if (n < 0 || (*s && strncmp(s, " #", 2))) {
+		broken(p, "a plan KTAP does not know (1..N)");
 		return;
 	}
 	lv->plan = n;
@@ -573,6 +586,14 @@ int bl_ktap_read(const char *path, struct bl_ktap *k, struct bl_why *why)
 	level_reset(&p.top);
 	ktap_lines(&p, f);
 	free(p.header);
+	if (p.over) {
+		fclose(f);
+		bl_ktap_free(k);
+		return bl_why_set(why, E2BIG,
+				  "%s: line %ld: %ld results, over this reader's limit of %d: not read, no verdict",
+				  bl_printable(path), p.lineno, p.over,
+				  BL_KTAP_MAX_TESTS);
+	}
 	if (ferror(f)) {
 		fclose(f);
 		bl_ktap_free(k);

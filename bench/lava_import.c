@@ -6,8 +6,9 @@
  * named like a table case is its headline (result: the program's verdict,
  * measurement: the median), CASE.sampleK its K-th sample; any other
  * fixture[.variant].test name is a kselftest result of the definition.
- * What maps to nothing is refused: nothing is dropped in silence. The
- * format is in docs/fleets.md ("A fleet's results back home").
+ * What maps to nothing is refused: nothing is dropped in silence; a
+ * table case no import holds is a failure, "not in the LAVA job" (merge).
+ * The format is in docs/fleets.md ("A fleet's results back home").
  */
 #include <ctype.h>
 #include <errno.h>
@@ -178,8 +179,10 @@ static int add_test(json_t *e, json_t *tests, struct bl_why *why)
 		return refuse(why, "%s %s: a measurement (%g %.15s) on a name that is no case of the table",
 			      def, name, json_number_value(m),
 			      bl_json_str(e, "units"));
-	if (!lava && test_of(tests, def, name))
-		return refuse(why, "%s %s twice", def, name);
+	/* LAVA's record of the job twice: two jobs in one import. */
+	if ((!lava || !strcmp(name, "job")) && test_of(tests, def, name))
+		return refuse(why, "%s %s twice%s", def, name,
+			      lava ? ": the records of two jobs" : "");
 	if (m)
 		snprintf(reason, sizeof(reason), "LAVA: %g %.15s",
 			 json_number_value(m), bl_json_str(e, "units"));
@@ -298,7 +301,7 @@ static int finish_case(const struct bl_case_decl *d, struct lava_case *lc,
 	json_t *samples;
 
 	if (!lc->head && !n)
-		return 0;	/* not run in this LAVA job */
+		return 0;	/* not run in this job: merge lists it */
 	if (!lc->head)
 		return refuse(why, "%s: samples without the headline case", d->name);
 	if (bl_case_find(cases, d->name) || test_of(tests, "benchmark", d->name))

@@ -309,7 +309,7 @@ judge_test()
 # judge_case RC: good (0) or bad (1) from the case's JSON result.
 judge_case()
 {
-	local stats median min max n unit side verdict
+	local stats median min max n unit side limit verdict=good rc=0
 
 	case $1 in
 	0) ;;
@@ -317,20 +317,19 @@ judge_case()
 	4) bl_log "$commit: $bcase skipped: skip"; exit 125 ;;
 	*) bl_log "$commit: $bcase exit $1: skip"; exit 125 ;;
 	esac
-	# The result file, read and validated by bindlab_results: no text.
-	stats=$("$BL_REPO_DIR/bindlab_results" samples "$run/result.json" | bl_median) || stats=
+	side=">=" limit=--at-least
+	[ "$(bl_case_field "$bcase" better)" = higher ] || side="<=" limit=--at-most
+	# The numbers and the verdict come from bindlab_results, which reads
+	# and validates the result file, in the C locale.
+	stats=$("$BL_REPO_DIR/bindlab_results" median "$limit" "$threshold" "$run/result.json") || rc=$?
 	# The program said it ran: a missing result is the harness's fault.
-	[ -n "$stats" ] || { bl_log "$commit: no result file from $bcase: abort"; exit 128; }
+	case $rc in
+	0) ;;
+	1) verdict=bad ;;
+	*) bl_log "$commit: no result of $bcase to judge: abort"; exit 128 ;;
+	esac
 	read -r median min max n <<< "$stats"
 	unit=$(bl_case_field "$bcase" unit)
-	side=">="
-	[ "$(bl_case_field "$bcase" better)" = higher ] || side="<="
-	if awk -v m="$median" -v l="$threshold" -v s="$side" \
-		'BEGIN { exit !(s == "<=" ? m <= l : m >= l) }'; then
-		verdict=good
-	else
-		verdict=bad
-	fi
 	bl_log "$commit: $bcase: median $median $unit (min $min, max $max, n $n), good when $side $threshold: $verdict"
 	[ "$verdict" = good ] || exit 1
 	exit 0

@@ -79,19 +79,6 @@ bl_short_hash()
 	cksum | awk '{ printf "%08x\n", $1 }'
 }
 
-# Median, min and max of the numbers on stdin, one per line:
-# prints "median min max n", or nothing for no input.
-bl_median()
-{
-	sort -g | awk '{ v[NR] = $1 }
-		END {
-			if (!NR)
-				exit
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR
-		}'
-}
-
 # bl_link_tree SRC DEST: DEST (made anew) holds SRC's files as hard links,
 # .git left out; callers unshare (copy) a file before they change it.
 bl_link_tree()

@@ -8,12 +8,13 @@ reads. URL is the server's base (https://lava.example.org/). The token,
 when the job is not public: $BL_LAVA_TOKEN, or the one of lavacli's
 identity NAME ($XDG_CONFIG_HOME/lavacli.yaml). Exit 0, or 1 with one
 line on stderr (HTTP error, not JSON, too many pages): nothing is
-guessed. Runs wherever the server answers (kernel/lava.sh runs it beside
+guessed; 2 when a file cannot be written (each is replaced whole). Runs wherever the server answers (kernel/lava.sh runs it beside
 lavacli)."""
 
 import json
 import os
 import sys
+import tempfile
 import urllib.error
 import urllib.request
 
@@ -54,9 +55,24 @@ def get(url, token, raw=False):
 
 
 def save(path, data):
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    """path replaced whole or not at all (a temporary beside it, renamed);
+    a failed write is exit 2, an error of this machine, never a result."""
+    text = data if isinstance(data, bytes) else (json.dumps(data, indent=1) + "\n").encode()
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
+                                   dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp:
+            os.unlink(tmp)
+        print(f"lava-fetch.py: cannot write {path}: {exc.strerror}", file=sys.stderr)
+        sys.exit(2)
 
 
 def main(argv):
@@ -67,11 +83,14 @@ def main(argv):
         raise SystemExit("usage: lava-fetch.py [--identity NAME] URL JOB DIR")
     base, job, out = argv[0].rstrip("/"), argv[1], argv[2]
     token = os.environ.get("BL_LAVA_TOKEN") or (identity and identity_token(identity))
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        print(f"lava-fetch.py: cannot create {out}: {exc.strerror}", file=sys.stderr)
+        return 2
     save(os.path.join(out, "job.json"), get(f"{base}/api/v0.2/jobs/{job}/", token))
     # The job's own log (YAML records), what to read when it failed.
-    with open(os.path.join(out, "log.yaml"), "wb") as f:
-        f.write(get(f"{base}/api/v0.2/jobs/{job}/logs/", token, raw=True))
+    save(os.path.join(out, "log.yaml"), get(f"{base}/api/v0.2/jobs/{job}/logs/", token, raw=True))
     url = f"{base}/api/v0.2/jobs/{job}/tests/?limit={PAGE}"
     for page in range(1, MAX_PAGES + 1):
         data = get(url, token)

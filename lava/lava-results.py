@@ -24,7 +24,9 @@ FIXTURE.VARIANT.TEST" lines of the installed programs
 match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
 the runner's kselftest.shardfile. A record that does not parse, carries a
 measurement that is no number, or a name that maps to nothing or to two
-tests is an error naming it (exit 2, nothing written).
+tests is an error naming it (exit 2, nothing written); so are records of
+two jobs (their job ids, LAVA's job record twice) and REST pages that
+are not every page of the job.
 
 Prints the counts (records in, mapped) and a summary line. Exit: 0 every
 case passed or skipped, 1 a case failed (the job's own "lava job" result
@@ -37,6 +39,7 @@ import stat
 import math
 import re
 import sys
+import tempfile
 
 import yaml
 
@@ -144,12 +147,30 @@ def server_record(where, rec):
     return msg
 
 
-def export_records(path, data):
+JOB_URL = re.compile(r"/api/v[0-9.]+/jobs/([0-9]+)/")
+
+
+def job_of(rec, jobs, where):
+    """Note the job a record names (lavacli's "job", the REST API's
+    resource_uri) in jobs, job id -> where: an import holds one job,
+    never pages of two. jobs also keeps ("record", id) -> where."""
+    job = rec.get("job")
+    if job is None and isinstance(rec.get("resource_uri"), str):
+        m = JOB_URL.search(rec["resource_uri"])
+        job = m and m.group(1)
+    if job is not None:
+        jobs.setdefault(str(job), where)
+
+
+def export_records(path, data, jobs):
     """A server export: a list of records, or REST pages of them."""
     if isinstance(data, dict) and "results" in data and "count" in data:
         if not isinstance(data["results"], list):
             raise Bad("%s: a REST page whose results is no list" % path)
         page = data["results"]
+        for key in ("next", "previous"):
+            if isinstance(data.get(key), str):
+                job_of({"resource_uri": data[key]}, jobs, "%s: %s" % (path, key))
     elif isinstance(data, list):
         page = data
     else:
@@ -159,10 +180,18 @@ def export_records(path, data):
         if not isinstance(rec, dict) or "name" not in rec or "result" not in rec:
             raise Bad("%s: no name and result" % where)
         where += " (%s)" % rec["name"]
+        job_of(rec, jobs, where)
+        # A page twice is a record twice, whatever the sizes sum to.
+        if rec.get("id") is not None:
+            key = ("record", str(rec["id"]))
+            if key in jobs:
+                raise Bad("%s: record id %s again (first at %s): a page or a record twice"
+                          % (where, rec["id"], jobs[key]))
+            jobs[key] = where
         yield where, server_record(where, rec)
 
 
-def read_input(path, pages):
+def read_input(path, pages, jobs):
     """(where, LAVA result dict) of one input file, in order."""
     with open(regular(path), encoding="utf-8", errors="strict") as f:
         text = f.read()
@@ -179,7 +208,18 @@ def read_input(path, pages):
             raise Bad("%s: neither JSON nor YAML (%s)" % (path, str(exc).splitlines()[0]))
     if isinstance(data, dict) and "count" in data:
         pages.append((path, data.get("count"), len(data.get("results") or [])))
-    return list(export_records(path, data))
+    return list(export_records(path, data, jobs))
+
+
+def check_one_job(jobs, results):
+    """One whole job: the records name one job, and LAVA's own record
+    of the job (lava job) comes once at most."""
+    ids = {j: w for j, w in jobs.items() if isinstance(j, str)}
+    if len(ids) > 1:
+        raise Bad("records of %d jobs (%s): one job at a time" % (
+            len(ids), ", ".join("%s at %s" % (j, w) for j, w in sorted(ids.items()))))
+    if sum(r["definition"] == "lava" and r["case"] == "job" for r in results) > 1:
+        raise Bad("LAVA's job record more than once: the records of two jobs")
 
 
 def check_pages(pages):
@@ -259,6 +299,42 @@ def summary(nin, results, nmapped):
     return 1 if failed else 0
 
 
+def out_target(path, inputs):
+    """The file OUT names (a symlink's target), checked before any work
+    as bindlab_results checks its outputs: a new name or a regular file,
+    none of the inputs (however spelled), never under /dev, /proc or
+    /sys."""
+    real = os.path.realpath(path)
+    if any(
+            real == d or real.startswith(d + "/") for d in ("/dev", "/proc", "/sys")):
+        raise Bad("%s: under %s: refused before any work" % (path, real.split("/")[1]))
+    if os.path.lexists(real) and not os.path.isfile(real):
+        raise Bad("%s: not a regular file: refused before any work" % path)
+    if not os.path.isdir(os.path.dirname(real)):
+        raise Bad("%s: no such directory: refused before any work" % path)
+    for name in inputs:
+        if os.path.exists(real) and os.path.exists(name) and os.path.samefile(real, name):
+            raise Bad("%s: also an input (%s): refused before any work" % (path, name))
+    return real
+
+
+def write_atomic(path, text):
+    """path replaced whole or not at all: a temporary beside it, renamed.
+    A failed write (a full disk) leaves the old file and is an error."""
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
+                               dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def operands(argv):
     """--names FILE before, between or after IN... OUT (GNU's order);
     "--" ends the options. (names_file, operands), None for a bad word."""
@@ -286,22 +362,23 @@ def main(argv):
     if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
-    results, nin, nmapped, pages = [], 0, 0, []
+    results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
     try:
+        out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
         names = load_names(names_file) if names_file else None
         for path in args[:-1]:
-            for where, msg in read_input(path, pages):
+            for where, msg in read_input(path, pages, jobs):
                 nin += 1
                 out, hit = convert(where, msg, names)
                 results.append(out)
                 nmapped += hit
+        check_one_job(jobs, results)
         check_pages(pages)
         text = json.dumps(results, indent=1, allow_nan=False)
+        write_atomic(out_path, text + "\n")
     except (OSError, UnicodeError, Bad, ValueError) as exc:
         print("lava-results.py: %s" % exc, file=sys.stderr)
         return 2
-    with open(args[-1], "w", encoding="utf-8") as f:
-        f.write(text + "\n")
     return summary(nin, results, nmapped)
 
 

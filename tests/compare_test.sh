@@ -188,6 +188,13 @@ samples_csv() {
 }
 check "samples: the metric's samples of a file's one case, in order" 0 '^3,1\.5,2$' samples_csv "$tmp/one.json"
 bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_results" samples "$tmp/before.json"
+# bindlab_results median: the lab's numbers and verdicts, in C's terms.
+check "median: MEDIAN MIN MAX N of the pooled files" 0 '^2\.000 1\.500 3\.000 3$' "$here/bindlab_results" median "$tmp/one.json"
+check "median --at-most: a median beyond the limit exits 1" 1 '^2\.000 ' "$here/bindlab_results" median --at-most 1.99 "$tmp/one.json"
+check "median --at-least: within the limit exits 0" 0 '^2\.000 ' "$here/bindlab_results" median --at-least 2 "$tmp/one.json"
+bad "median: a limit with a decimal comma is no number" "'1,5' is not a number" "$here/bindlab_results" median --at-most 1,5 "$tmp/one.json"
+bad "median: a limit of nan is no number" "'nan' is not a number" "$here/bindlab_results" median --at-most nan "$tmp/one.json"
+bad "median: a file without the rounds asked for" "one.json: no rounds" "$here/bindlab_results" median --field growth "$tmp/one.json"
 
 # LAVA results (docs/fleets.md): a hand-written file as LAVA logs them,
 # then the same with one fault each: refused (exit 2, one line, nothing
@@ -268,6 +275,28 @@ mutate "$tmp/run.json" "$tmp/v_odd.json" 'd["cases"][0]["verdict"]["status"] = "
 check "a test result 'error' is a failure, named" 1 '^  FAIL +p\.f\.t: error: harness lost' "$res" summary "$tmp/t_error.json"
 check "a test result 'crash' is a failure" 1 '^tests: 0 pass, 1 fail' "$res" summary "$tmp/t_crash.json"
 bad "an unknown test result is invalid input" "result 'bogus' is none of" "$res" summary "$tmp/t_odd.json"
+# The last line names what failed, in the words of the program that
+# judged: 12 growth failures of a real run, with their cause and fix.
+"$res" merge "$tmp/real.json" --ktap "bind_bhash_test=$here/tests/ktap/real_run_tests.ktap" >/dev/null 2>&1
+check "summary's last line names the failure, its count, cause and fix" 1 \
+	'^verdict: FAIL: bind\(\) cost grows with the number of owners in 12 tests \(likely cause: fastreuse caches not initialized on first bind, Fixes: 8002d44fe84d\); and 2 other failures \(above\)$' \
+	"$res" summary "$tmp/real.json"
+mutate "$tmp/run.json" "$tmp/lava_only.json" 'd["cases"] = []; d["tests"] = [{"program": "lava", "test": "job", "result": "pass", "reason": ""}]'
+check "LAVA's job record alone is no measurement: FAIL" 1 '^verdict: FAIL: nothing was measured' "$res" summary "$tmp/lava_only.json"
+# A merge keeps what bears on the verdict: a run's failing test, and
+# the worst verdict of a case pooled from two runs.
+mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", reason="lost")'
+"$res" merge "$tmp/t_remerged.json" "$tmp/t_fail.json" >/dev/null 2>&1
+check "merge of a failing run: its summary still exits 1" 1 '^  FAIL +p\.f\.t: lost' "$res" summary "$tmp/t_remerged.json"
+# Two kselftest runs without benchmark cases are two runs, not copies.
+mutate "$tmp/t_fail.json" "$tmp/t_fail2.json" 'd["cases"] = []; d["env"]["time"] = "later"'
+mutate "$tmp/t_fail.json" "$tmp/t_fail1.json" 'd["cases"] = []'
+"$res" merge "$tmp/t_two.json" "$tmp/t_fail1.json" "$tmp/t_fail2.json" >/dev/null 2>&1
+check "merge of two runs with tests and no cases: both kept" 1 '^tests: 0 pass, 2 fail' "$res" summary "$tmp/t_two.json"
+mutate "$tmp/run.json" "$tmp/v_reg.json" 'd["cases"][0]["verdict"].update(status="regressed", reason="slow")
+d["env"]["time"] = "later"; d["cases"][0]["env"]["time"] = "later"'
+"$res" merge "$tmp/v_pooled.json" "$tmp/run.json" "$tmp/v_reg.json" >/dev/null 2>&1
+check "merge pools a regressed case with a passing one: regressed" 1 ' regressed \(' "$res" summary "$tmp/v_pooled.json"
 bad "an unknown stored verdict is invalid input" "verdict 'great' is none of" "$res" summary "$tmp/v_odd.json"
 
 # The 8.4x slowdown of issue 20, one run a side, under --threshold 10.
@@ -437,7 +466,8 @@ mutate "$tmp/run.json" "$tmp/forged.json" 'd["env"].update(kernel_release="6.1\n
 d["tests"][0].update(result="fail", reason="r\nverdict: no unexpected regression")
 d["cases"][0]["verdict"]["details"] = "d\nverdict: no unexpected regression"'
 "$res" summary "$tmp/forged.json" >"$tmp/forged.out" 2>&1
-if ! grep -q '^verdict' "$tmp/forged.out" && ! grep -q $'[\x01-\x09\x0b-\x1f]' "$tmp/forged.out" &&
+if [ "$(grep -c '^verdict' "$tmp/forged.out")" -eq 1 ] && tail -n 1 "$tmp/forged.out" | grep -q '^verdict: FAIL: r\\x0averdict in 1 test$' &&
+	! grep -q $'[\x01-\x09\x0b-\x1f]' "$tmp/forged.out" &&
 	grep -q 'kernel 6\.1\\x0averdict' "$tmp/forged.out" && grep -q 'r\\x0averdict' "$tmp/forged.out" &&
 	grep -q 'd\\x0averdict' "$tmp/forged.out"; then
 	tap_ok "summary: newlines and control characters of a file are escaped"

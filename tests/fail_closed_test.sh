@@ -149,6 +149,20 @@ section_writer() {
 	# shellcheck disable=SC2016
 	expect "stdout on /dev/full: summary fails" 2 'writing standard output failed' \
 		sh -c '"$0" summary "$1" >/dev/full' "$res" "$out/a.json"
+	# A full results disk (a filled tmpfs in a private mount namespace)
+	# is an error of the machine (2), never a kernel verdict: nothing runs.
+	if unshare -m true 2>/dev/null; then
+		mkdir -p "$tmp/full"
+		# shellcheck disable=SC2016 # expands in the inner shell
+		expect "a full results disk: run.sh exits 2, runs nothing" 2 '^run.sh: no room for results in .*nothing run' \
+			unshare -m sh -c 'mount -t tmpfs -o size=256k bl "$0" || exit 9
+				mkdir "$0/r" && dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
+				"$1" --results "$0/r"; rc=$?
+				[ -z "$(ls "$0/r")" ] || { echo "left: $(ls "$0/r")"; exit 3; }
+				exit $rc' "$tmp/full" "$here/run.sh"
+	else
+		tap_skip "a full results disk: run.sh exits 2, runs nothing" "no private mount namespace (unshare -m)"
+	fi
 	# A kselftest's stdout is the harness's: one lost to /dev/full is a
 	# KTAP with no plan, which the summary fails ("reported nothing").
 	if "$bb" -q -b 1 -j - reuseaddr same 10 2>/dev/null | python3 -c 'import json,sys; json.load(sys.stdin)' &&

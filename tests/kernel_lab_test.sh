@@ -318,12 +318,13 @@ bisect_log=$lab/bisect.log
 # on one side, from the boots' JSON results (the case table's names).
 stats()
 {
-	local f field=
+	local f files=() field=()
 
-	[ "$1" = growth ] && field=growth
+	[ "$1" = growth ] && field=(--field growth)
 	for f in "$ab/$3"/boot*/"bind_fastreuse.v4_${2/ /_}.total_ms.json"; do
-		[ -f "$f" ] && "$BL_REPO_DIR/bindlab_results" samples "$f" $field
-	done | bl_median
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -eq 0 ] || "$BL_REPO_DIR/bindlab_results" median "${field[@]}" "${files[@]}"
 }
 
 run_ab()

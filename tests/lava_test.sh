@@ -564,6 +564,39 @@ sys.exit(0 if got == want else "%r" % got)
 	refused_naming unknown_result_refused "res.log:2: result 'passed'" "$tmp/res.log"
 	sed '2s/"case": "a.b.c", //' "$tmp/lava.log" >"$tmp/nocase.log"
 	refused_naming no_case_refused "nocase.log:2: no case string" "$tmp/nocase.log"
+	# OUT is checked before any work: an input (however spelled) or a
+	# device is refused and left as it was.
+	cp "$tmp/lava.log" "$tmp/in.log"
+	ln -sf "$tmp/in.log" "$tmp/in-link.json"
+	conv out_is_an_input_refused 2 "$tmp/in.log" "$tmp/in-link.json"
+	same lava.results.out_is_an_input_kept "$(cmp "$tmp/lava.log" "$tmp/in.log" && grep -c 'also an input' "$tmp/conv.out")" 1
+	# Under /dev of a private mount namespace (a tmpfs): a writer that
+	# let it through could never reach the host's /dev.
+	if unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016 # expands in the inner shell
+		same lava.results.out_under_dev_refused "$(unshare -m sh -c '
+			mount -t tmpfs -o size=64k bl /dev || exit 9
+			: >/dev/null
+			"$@" /dev/null >/dev/null 2>&1
+			echo "$? $(ls /dev)"' sh "$py" "$lava/lava-results.py" "$tmp/lava.log")" "2 null"
+	else
+		tap_skip lava.results.out_under_dev_refused "no private mount namespace (unshare -m)"
+	fi
+	# A full disk (a 64k tmpfs, filled, in a private mount namespace):
+	# an error (2), the earlier OUT whole, no temporary left.
+	if unshare -m true 2>/dev/null; then
+		mkdir -p "$tmp/full"
+		# shellcheck disable=SC2016 # expands in the inner shell
+		same lava.results.full_disk_is_error_old_output_kept "$(unshare -m sh -c '
+			mount -t tmpfs -o size=64k bl "$0" || exit 9
+			echo "[]" >"$0/out.json"
+			dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
+			"$@" >/dev/null 2>&1
+			echo "$? $(cat "$0/out.json") $(ls "$0" | grep -c tmp)"' \
+			"$tmp/full" "$py" "$lava/lava-results.py" "$tmp/lava.log" "$tmp/full/out.json")" "2 [] 0"
+	else
+		tap_skip lava.results.full_disk_is_error_old_output_kept "no private mount namespace (unshare -m)"
+	fi
 }
 
 # count NAME JSON WANT: the number of entries of an import JSON.
@@ -608,9 +641,20 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 ' "$tmp/rest.json"
 	refused_naming rest_page_missing_refused "6 records of the job's 11" \
 		--names "$tmp/names" "$f/rest-tests-page1.json"
-	refused_naming rest_page_twice_refused "17 records of the job's 11" \
+	refused_naming rest_page_twice_refused "record id 5502 again" \
 		--names "$tmp/names" "$f/rest-tests-page1.json" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
 	refused_naming rest_without_names_refused "needs --names" "$f/rest-tests-page1.json" "$f/rest-tests-page2.json"
+	# One whole job: pages or records of two jobs are refused, by job id.
+	sed 's|/jobs/9931/|/jobs/9940/|g' "$f/rest-tests-page2.json" >"$tmp/p2-other-job.json"
+	refused_naming rest_pages_of_two_jobs_refused "records of 2 jobs (9931 at" \
+		--names "$tmp/names" "$f/rest-tests-page1.json" "$tmp/p2-other-job.json"
+	sed "0,/job: '4211'/s//job: '4212'/" "$f/lavacli-results.yaml" >"$tmp/two-jobs.yaml"
+	refused_naming lavacli_records_of_two_jobs_refused "records of 2 jobs (4211 at" "$tmp/two-jobs.yaml"
+	refused_naming logs_of_two_jobs_refused "job record more than once" "$tmp/lava.log" "$tmp/lava.log"
+	# A job of 12 records in pages of 6: page 1 twice sums to 12 too.
+	sed 's/"count": 11/"count": 12/' "$f/rest-tests-page1.json" >"$tmp/p1-of-12.json"
+	refused_naming rest_page_twice_same_size_refused "record id 5502 again" \
+		--names "$tmp/names" "$tmp/p1-of-12.json" "$tmp/p1-of-12.json"
 	sed 's/tw_sysctl_reuse_minus_1_write/tw_sysctl_reuse_minus_7_write/g' "$f/rest-tests-page1.json" >"$tmp/p1.json"
 	refused_naming unmappable_name_refused \
 		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \
@@ -642,7 +686,8 @@ run = json.load(open(sys.argv[1]))
 cases = sorted(c["case"] for c in run["cases"])
 want = ["bind_fastreuse.v4_reuseaddr_same.total_ms", "bind_fastreuse.v4_reuseport_alternate.total_ms",
         "bind_fastreuse.v4_reuseport_same.total_ms"]
-sys.exit(0 if cases == want and len(run["tests"]) == 9 else "%r, %d tests" % (cases, len(run["tests"])))
+# 9 results, and the 4 table cases neither job ran.
+sys.exit(0 if cases == want and len(run["tests"]) == 13 else "%r, %d tests" % (cases, len(run["tests"])))
 ' "$out"
 	rc=0
 	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/b.json" \
@@ -660,13 +705,24 @@ sys.exit(0 if cases == want and len(run["tests"]) == 9 else "%r, %d tests" % (ca
 	same lava.import.measurement_on_no_case_refused "$rc $(cat "$tmp/err")" \
 		"2 bindlab_results: --lava $tmp/m.json: bind_bhash_test bind_conflict.bound_addr_addr.bind_listen: a measurement (3.5 ms) on a name that is no case of the table"
 	check lava.import.refusals_write_nothing test ! -e "$tmp/never.json"
+	# No pass without a measurement: three passing tests and no table case.
+	printf '[{"definition": "p", "case": "f.a", "result": "pass"}, {"definition": "p", "case": "f.b", "result": "pass"},
+{"definition": "p", "case": "f.c", "result": "pass"}, {"definition": "lava", "case": "job", "result": "pass"}]\n' >"$tmp/three.json"
+	"$here/bindlab_results" merge "$tmp/three-run.json" "${decls[@]}" --lava "$tmp/three.json" 2>"$tmp/err"
+	rc=0
+	"$here/bindlab_results" summary "$tmp/three-run.json" >"$tmp/out" 2>&1 || rc=$?
+	same lava.import.no_benchmark_is_no_pass "$rc $(grep -c 'FAIL .*not in the LAVA job' "$tmp/out")" "1 7"
 	"$here/bindlab_results" merge "$out" "${decls[@]}" --lava "$tmp/rest.json" 2>"$tmp/err"
 	check lava.import.kselftest_sh_job "$py" -c '
 import json, sys
 run = json.load(open(sys.argv[1]))
 t = {(e["program"], e["test"]): e for e in run["tests"]}
-ok = len(t) == 11 and t[("lava", "job")]["reason"] == "LAVA: 212.44 seconds" and \
-    t[("bind_fastreuse", "bind_fastreuse.v4_reuseaddr_same.growth")]["result"] == "fail"
+# The table cases the job never ran are listed: failures, by name.
+missing = {k: e for k, e in t.items() if k[0] == "benchmark"}
+ok = len(t) == 18 and t[("lava", "job")]["reason"] == "LAVA: 212.44 seconds" and \
+    t[("bind_fastreuse", "bind_fastreuse.v4_reuseaddr_same.growth")]["result"] == "fail" and \
+    len(missing) == 7 and all(e["result"] == "fail" and e["reason"] == "not in the LAVA job"
+                              for e in missing.values())
 sys.exit(0 if ok else "%r" % sorted(t))
 ' "$out"
 }
