@@ -50,6 +50,7 @@
  * still show.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,17 +142,22 @@ static void level_reset(struct ktap_level *l)
 }
 
 /* A number of at most 9 digits at *s, advanced past it; -1 if none. */
+/*
+ * A number of up to 9 digits; longer, LONG_MAX: past every limit of this
+ * reader (a plan of 10 digits is the reader's error, not a broken plan).
+ * No digit: -1.
+ */
 static long ktap_num(const char **s)
 {
 	long v = 0;
 	int n = 0;
 
-	while (isdigit((unsigned char)**s) && n < 10) {
-		v = v * 10 + (**s - '0');
-		(*s)++;
-		n++;
-	}
-	return n && n < 10 ? v : -1;
+	for (; isdigit((unsigned char)**s); (*s)++, n++)
+		if (n < 9)
+			v = v * 10 + (**s - '0');
+	if (!n)
+		return -1;
+	return n > 9 ? LONG_MAX : v;
 }
 
 static bool is_version(const char *l)
@@ -587,11 +593,15 @@ int bl_ktap_read(const char *path, struct bl_ktap *k, struct bl_why *why)
 	ktap_lines(&p, f);
 	free(p.header);
 	if (p.over) {
+		char n[32] = "over 999999999";
+
+		if (p.over < LONG_MAX)
+			snprintf(n, sizeof(n), "%ld", p.over);
 		fclose(f);
 		bl_ktap_free(k);
 		return bl_why_set(why, E2BIG,
-				  "%s: line %ld: %ld results, over this reader's limit of %d: not read, no verdict",
-				  bl_printable(path), p.lineno, p.over,
+				  "%s: line %ld: %s results, over this reader's limit of %d: not read, no verdict",
+				  bl_printable(path), p.lineno, n,
 				  BL_KTAP_MAX_TESTS);
 	}
 	if (ferror(f)) {

@@ -209,6 +209,9 @@ merge_checks() {
 		print "# Totals: pass:" n " fail:0 xfail:0 xpass:0 skip:0 error:0" }' >"$tmp/big.ktap"
 	check "merge.over_the_reader_limit_is_an_error" 2 "$res" merge "$tmp/big.json" --ktap "p=$tmp/big.ktap"
 	grep_ok "merge.over_the_reader_limit_named" "100001 results, over this reader's limit of 100000"
+	# A plan of ten digits is past that limit too, not a plan KTAP lacks.
+	printf 'TAP version 13\n1..12345678901\nok 1 f.t\n' >"$tmp/big10.ktap"
+	check "merge.ten_digit_plan_is_an_error" 2 "$res" merge "$tmp/big.json" --ktap "p=$tmp/big10.ktap"
 	"$res" merge "$m" --ktap "p=$corpus/crash.ktap" 2>/dev/null
 	check "merge.crash_fails" 1 "$res" summary "$m"
 	grep_ok "merge.crash_is_ktap_plan" '^  FAIL +p\.ktap\.plan: .*line 7: end of file after 1 of 4 planned'
