@@ -13,6 +13,7 @@ lavacli)."""
 
 import json
 import os
+import re
 import sys
 import tempfile
 import urllib.error
@@ -79,8 +80,10 @@ def main(argv):
     identity = None
     if len(argv) > 2 and argv[0] == "--identity":
         identity, argv = argv[1], argv[2:]
-    if len(argv) != 3 or not argv[1].isdigit():
-        raise SystemExit("usage: lava-fetch.py [--identity NAME] URL JOB DIR")
+    # A job id is ASCII digits: str.isdigit() also takes "²", which int() refuses.
+    if len(argv) != 3 or not re.fullmatch(r"[0-9]+", argv[1]):
+        print("usage: lava-fetch.py [--identity NAME] URL JOB DIR", file=sys.stderr)
+        return 2
     base, job, out = argv[0].rstrip("/"), argv[1], argv[2]
     token = os.environ.get("BL_LAVA_TOKEN") or (identity and identity_token(identity))
     try:

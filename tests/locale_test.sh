@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/craft.sh"
 
 FAKE=$(mktemp -d "${TMPDIR:-/tmp}/locale.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$FAKE"' EXIT
+trap 'rm -rf "$FAKE"' EXIT
 export KSFT_DIR=${KSFT_DIR:-$HOME/.cache/bindlab/ksft/tools/testing/selftests}
 export BINDLAB_CCACHE=0 BINDLAB_PROGRESS=30
 unset BINDLAB_NICE BINDLAB_ACCEL FAKE_QEMU FAKE_QEMU_COUNT
