@@ -34,6 +34,18 @@ SEL=tools/testing/selftests
 TEST=bind_fastreuse
 t0=$SECONDS
 
+# not_ok NAME DIAG...: tap_not_ok with every line of a DIAG a "# " line.
+not_ok()
+{
+	local name=$1 a lines=()
+
+	shift
+	for a in "$@"; do
+		[ -n "$a" ] && mapfile -t -O "${#lines[@]}" lines <<< "$a"
+	done
+	tap_not_ok "$name" ${lines[@]+"${lines[@]}"}
+}
+
 step()
 {
 	bl_log "[$((SECONDS - t0)) s] $*"
@@ -61,13 +73,13 @@ check_fresh()
 
 	mapfile -t id < <(signer)
 	if [ ${#id[@]} != 2 ]; then
-		tap_not_ok "upstream.fresh" "no From: in $src/upstream/net-next/0001-*.patch"
+		not_ok "upstream.fresh" "no From: in $src/upstream/net-next/0001-*.patch"
 		return
 	fi
 	if ! GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="${id[0]}" \
 	     GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="${id[1]}" \
 	     "$here/scripts/upstream.sh" -o "$tmp/gen" > "$tmp/gen.log" 2>&1; then
-		tap_not_ok "upstream.fresh" "scripts/upstream.sh failed:" "$(tail -n 3 "$tmp/gen.log")"
+		not_ok "upstream.fresh" "scripts/upstream.sh failed:" "$(tail -n 3 "$tmp/gen.log")"
 		return
 	fi
 	diffs=$(diff <(patches_of "$src") <(patches_of "$tmp/gen"))
@@ -77,7 +89,7 @@ check_fresh()
 	if [ -z "$diffs" ]; then
 		tap_ok "upstream.fresh # $(patches_of "$src" | wc -l) patches as scripts/upstream.sh writes them"
 	else
-		tap_not_ok "upstream.fresh # stale: run scripts/upstream.sh" "$(head -n 5 <<< "$diffs")"
+		not_ok "upstream.fresh # stale: run scripts/upstream.sh" "$(head -n 5 <<< "$diffs")"
 	fi
 }
 
@@ -113,7 +125,7 @@ check_checkpatch()
 	local f n=0 rc e w c
 
 	if ! checkpatch_tree > "$tmp/tree.log" 2>&1; then
-		tap_not_ok "upstream.checkpatch" "no checkpatch tree from $tarball:" "$(tail -n 3 "$tmp/tree.log")"
+		not_ok "upstream.checkpatch" "no checkpatch tree from $tarball:" "$(tail -n 3 "$tmp/tree.log")"
 		return
 	fi
 	for f in $(patches_of "$src"); do
@@ -128,7 +140,7 @@ check_checkpatch()
 		if [ "$rc" = 0 ] && [ $((e + w + c)) = 0 ]; then
 			tap_ok "upstream.checkpatch.$n # $f: 0 errors, 0 warnings, 0 checks"
 		else
-			tap_not_ok "upstream.checkpatch.$n # $f: $e errors, $w warnings, $c checks (exit $rc)" \
+			not_ok "upstream.checkpatch.$n # $f: $e errors, $w warnings, $c checks (exit $rc)" \
 				"$(head -n 5 "$tmp/cp.$n")"
 		fi
 	done
@@ -144,7 +156,7 @@ check_lines()
 	if [ "$n" -ge 1 ] && [ "$n" -le 200 ]; then
 		tap_ok "upstream.test_lines # $TEST.c: $n lines (at most 200)"
 	else
-		tap_not_ok "upstream.test_lines # $TEST.c: $n lines in the patch, want 1 to 200"
+		not_ok "upstream.test_lines # $TEST.c: $n lines in the patch, want 1 to 200"
 	fi
 }
 
@@ -165,7 +177,7 @@ check_no_identity()
 	if [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/noid.err")" = 1 ] && [ -z "$(patches_of "$tmp/noid")" ]; then
 		tap_ok "upstream.no_identity # exit 2: $err"
 	else
-		tap_not_ok "upstream.no_identity # want exit 2, one line, no patch" "exit $rc: $err" \
+		not_ok "upstream.no_identity # want exit 2, one line, no patch" "exit $rc: $err" \
 			"$(patches_of "$tmp/noid" | head -n 3)"
 	fi
 }
@@ -182,11 +194,13 @@ make_clone()
 }
 
 # lab_image REV: the lab's image of REV (build.sh's cache hit for the
-# clone at REV, whose tree id is the lab's), in img; 1 if none.
+# clone at REV, whose tree id is the lab's), in img; 1 if none. Its O=
+# is under a file: on a miss build.sh stops at its mkdir, building nothing.
 lab_image()
 {
+	: > "$tmp/no-build"
 	git -C "$tmp/linux" checkout -q --detach "$1" &&
-		img=$("$BL_KERNEL_DIR/build.sh" --tree "$tmp/linux" --out "$tmp/build" \
+		img=$("$BL_KERNEL_DIR/build.sh" --tree "$tmp/linux" --out "$tmp/no-build/o" \
 			--name "$1" 2> "$tmp/image-$1.err" | tail -n 1) &&
 		grep -q 'cached image of' "$tmp/image-$1.err" && [ -f "$img" ]
 }
@@ -199,7 +213,7 @@ check_am()
 		tap_ok "upstream.git_am # upstream/net-next on the lab's stock 6.12"
 		return 0
 	fi
-	tap_not_ok "upstream.git_am" "$(head -n 5 "$tmp/am.log")"
+	not_ok "upstream.git_am" "$(head -n 5 "$tmp/am.log")"
 	return 1
 }
 
@@ -216,7 +230,7 @@ check_build()
 	      bl_nice make -C "$s" TARGETS=net INSTALL_DEP_TARGETS= TEST_GEN_PROGS="$TEST" \
 		TEST_GEN_FILES= TEST_PROGS= TEST_PROGS_EXTENDED= TEST_INCLUDES= YNL_GEN_FILES= \
 		INSTALL_PATH="$tmp/inst" install) > "$tmp/build.log" 2>&1; then
-		tap_not_ok "upstream.build" "$(grep -m 5 -iE 'error|stop' "$tmp/build.log")"
+		not_ok "upstream.build" "$(grep -m 5 -iE 'error|stop' "$tmp/build.log")"
 		return 1
 	fi
 	grep -q 'warning:' "$tmp/build.log" && bad+=" compiler warnings: $(grep -m 3 'warning:' "$tmp/build.log")"
@@ -231,7 +245,7 @@ check_build()
 		tap_ok "upstream.build # make headers, make -C $SEL/net $TEST, make install: no warning"
 		return 0
 	fi
-	tap_not_ok "upstream.build" "$bad"
+	not_ok "upstream.build" "$bad"
 	return 1
 }
 
@@ -299,7 +313,7 @@ check_vm()
 		if [ "$good" = 1 ]; then
 			tap_ok "upstream.vm.$k.$m # runner $r; cases: $o ok, $n not ok, $x XFAIL; max growth $g"
 		else
-			tap_not_ok "upstream.vm.$k.$m # want $want" "got runner $r; cases: $o ok, $n not ok, $x XFAIL; max growth $g; vm.sh exit $rc" \
+			not_ok "upstream.vm.$k.$m # want $want" "got runner $r; cases: $o ok, $n not ok, $x XFAIL; max growth $g; vm.sh exit $rc" \
 				"$(tail -n 3 "$dir.err")"
 		fi
 	done
@@ -318,7 +332,7 @@ check_lab()
 		return
 	fi
 	if ! make_clone > "$tmp/clone.log" 2>&1; then
-		tap_not_ok "upstream.lab # a sparse clone of $labtree" "$(tail -n 3 "$tmp/clone.log")"
+		not_ok "upstream.lab # a sparse clone of $labtree" "$(tail -n 3 "$tmp/clone.log")"
 		return
 	fi
 	declare -gA images
@@ -333,7 +347,7 @@ check_lab()
 	step "make headers and $TEST"
 	check_build || return
 	if ! vm_collection; then
-		tap_not_ok "upstream.lab # the project's collection for vm.sh" "$(tail -n 3 "$tmp/coll.err")"
+		not_ok "upstream.lab # the project's collection for vm.sh" "$(tail -n 3 "$tmp/coll.err")"
 		return
 	fi
 	step "VMs: stock (plain, slow), fixed"
