@@ -67,9 +67,12 @@ if [ -z "$name" ] || [ -z "$email" ]; then
 	echo "$BL_PROG: no git identity (git config user.name and user.email): a patch needs its author's real Signed-off-by" >&2
 	exit 2
 fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/upstream.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 # From here on no configuration of the user's shapes the output (diff
 # and format options); the identity goes in by the environment.
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_COUNT=0
+: > "$work/empty.gitconfig"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$work/empty.gitconfig GIT_CONFIG_COUNT=0
 export GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email
 export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
 export GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z
@@ -82,9 +85,6 @@ for d in "$BL_REPO_DIR"/kernel/bugs/*/; do
 done
 [ -f "${carried[0]}" ] || bl_die 1 "no kernel/patches/0001-*.patch"
 [ -f "$BL_REPO_DIR/$TEST.c" ] || bl_die 1 "no $TEST.c"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/upstream.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 
 changelog()
 {
@@ -110,7 +110,7 @@ EOF
 
 git_w()
 {
-	git -C "$work/linux" -c core.hooksPath=/dev/null "$@"
+	git -C "$work/linux" -c core.hooksPath="$work/no-hooks" "$@"
 }
 
 # The files every patch touches, from the tarball in one pass: the
