@@ -4,10 +4,11 @@
 # bucket's fastreuse caches, bhash2), and TIME_WAIT reuse on loopback.
 #
 # The kselftests need the harness, libc and libmnl only. lib/ is their
-# small library, built once into an archive that every test links (as
+# small library, built once into an archive that the tests link (as
 # tcp_ao/ does); a header private to one test sits beside that test.
+# bind_fastreuse is netdev's shape: the harness and libc, nothing else.
 
-TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback bind_model_test
+TEST_GEN_PROGS := bind_bhash_test tw_reuse_loopback bind_model_test bind_fastreuse
 
 here := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 
@@ -69,7 +70,8 @@ $(LIBBINDLAB): $(LIBOBJS)
 	$(call msg,AR,,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(TEST_GEN_PROGS): $(LIBBINDLAB)
+$(filter-out %/bind_fastreuse,$(TEST_GEN_PROGS)): $(LIBBINDLAB)
+$(OUTPUT)/bind_fastreuse: LDLIBS :=
 
 EXTRA_CLEAN += $(LIBOBJS) $(LIBBINDLAB)
 

@@ -39,8 +39,7 @@ import tempfile
 PC = ['bind_bhash_test', '-f', 'port_choice']
 PORT = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
 CONFLICT = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
-FAST = [['bind_bhash_test', '-f', 'bind_conflict'],
-        ['bind_bhash_test', '-f', 'bind_fastreuse']]
+FAST = [['bind_bhash_test', '-f', 'bind_conflict'], ['bind_fastreuse']]
 TW = [PC, ['tw_reuse_loopback']]
 ICSK = 'net/ipv4/inet_connection_sock.c'
 HASH = 'net/ipv4/inet_hashtables.c'
@@ -63,7 +62,8 @@ TARGETS = [
     (HASH, 'inet_bind2_bucket_find', CONFLICT),
 ]
 # The whole collection after stage 1, on a slow machine's sizes.
-REST = [['bind_bhash_test'], ['tw_reuse_loopback'], ['bind_model_test']]
+REST = [['bind_bhash_test'], ['bind_fastreuse'], ['tw_reuse_loopback'],
+        ['bind_model_test']]
 
 
 def die(msg):

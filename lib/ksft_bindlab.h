@@ -53,22 +53,6 @@ static void __attribute__((constructor)) bl_machine_slow_check(void)
 }
 
 /*
- * netdev's xfail_on_slow (tools/testing/selftests/net/forwarding/lib.sh):
- * on a slow machine a timing verdict's failure is XFAIL, its figures
- * logged first, never a pass; elsewhere the caller's ASSERT fails as
- * usual. Call it only where the verdict has failed. The test ends with
- * the kselftest exit status KSFT_XFAIL, which the harness reports as
- * XFAIL (the harness has no XFAIL() of its own; XFAIL_ADD is static).
- */
-#define BL_XFAIL_ON_SLOW(fmt, ...) do {					\
-	if (bl_machine_slow()) {					\
-		TH_LOG("KSFT_MACHINE_SLOW=yes, XFAIL (xfail_on_slow): " fmt, \
-		       ##__VA_ARGS__);					\
-		_exit(KSFT_XFAIL);					\
-	}								\
-} while (0)
-
-/*
  * Enter a fresh network namespace, and a PID namespace that dies with the
  * test; SKIP with the reason when either is impossible. statement
  * (usually "return") runs after the SKIP, as with SKIP().

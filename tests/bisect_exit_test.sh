@@ -87,7 +87,7 @@ expect()
 	last_err=$err
 }
 
-t=(--test bind_bhash_test -f bind_fastreuse)
+t=(--test bind_fastreuse)
 # --- 128, before any build ---------------------------------------------------
 expect out_unwritable 128 prebuild -- -o "$FAKE/a-file/runs" "${t[@]}"
 expect out_foreign 128 prebuild -- -o "$FAKE/foreign" "${t[@]}"
@@ -99,11 +99,11 @@ expect nice_garbage 128 prebuild BINDLAB_NICE=19x -- "${t[@]}"
 expect nice_out_of_range 128 prebuild BINDLAB_NICE=20 -- "${t[@]}"
 expect progress_garbage 128 prebuild BINDLAB_PROGRESS=1e3 -- "${t[@]}"
 expect qemu_missing 128 prebuild PATH="$FAKE/noqemu" -- "${t[@]}"
-expect test_program_mistyped 128 prebuild -- --test bind_bhash_tset -f bind_fastreuse
-expect test_filter_selects_nothing 128 prebuild -- --test bind_bhash_test -r bind_fastreuse.v4_reuseaddr_same.grwoth
+expect test_program_mistyped 128 prebuild -- --test bind_fastrues
+expect test_filter_selects_nothing 128 prebuild -- --test bind_fastreuse -r bind_fastreuse.v4_reuseaddr_same.grwoth
 expect test_filter_excludes_all 128 prebuild -- --test tw_reuse_loopback -F global -F tw_reuse -F tw_bind -F tw_sysctl
 # The harness agrees: those filters run no test (a plan of 0; nothing runs).
-for f in "bind_bhash_test -r bind_fastreuse.v4_reuseaddr_same.grwoth" \
+for f in "bind_fastreuse -r bind_fastreuse.v4_reuseaddr_same.grwoth" \
 	 "tw_reuse_loopback -F global -F tw_reuse -F tw_bind -F tw_sysctl"; do
 	# shellcheck disable=SC2086 # program and filters, one word each
 	plan=$(cd "$FAKE" && timeout 20 "$here"/$f 2> /dev/null | grep -m 1 '^1\.\.')
@@ -113,7 +113,7 @@ for f in "bind_bhash_test -r bind_fastreuse.v4_reuseaddr_same.grwoth" \
 		tap_not_ok "bisect_exit.harness_agrees # $f: plan ${plan:-none}, bisect.sh counted none"
 	fi
 done
-expect test_stray_word 128 prebuild -- --test bind_bhash_test bind_fastreuse
+expect test_stray_word 128 prebuild -- --test bind_fastreuse growth
 expect test_not_a_filter 128 prebuild -- --test bind_bhash_test -l
 expect case_unknown 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.totl_ms --threshold 1
 expect case_bad_threshold 128 prebuild -- --case bind_fastreuse.v4_reuseaddr_same.total_ms --threshold 1e3

@@ -214,7 +214,7 @@ hang_tests() {
 		# The parent's program and first argument, not its whole line.
 		argv=$(tr '\0' '\n' 2>/dev/null <"/proc/$pp/cmdline" | head -n 2 | tr '\n' ' ')
 		case $argv in
-		*/bind_bhash_test\ * | */tw_reuse_loopback\ *)
+		*/bind_bhash_test\ * | */tw_reuse_loopback\ * | */bind_fastreuse\ *)
 			[[ $argv == *" churn "* ]] || kill -STOP "$p" 2>/dev/null
 			;;
 		esac
@@ -258,14 +258,14 @@ section_ownership() {
 		trial "run.sh in a kselftest" "$sig" 'bind_bhash_test' "$here/run.sh" --results "$tmp/k"
 		trial "run.sh in bind_bench" "$sig" 'bind_bench -q' \
 			"$here/run.sh" --results "$tmp/k"
-		trial "kselftest harness in a test" "$sig" 'bind_bhash_test' \
-			"$here/bind_bhash_test" -f bind_fastreuse
+		trial "kselftest harness in a test" "$sig" 'bind_fastreuse' \
+			"$here/bind_fastreuse"
 		trial "bind_bench in a round" "$sig" 'bind_bench' "$bb" -q -r 50 reuseaddr same 12000
 		trial "churn in a run" "$sig" 'bind_churn' "$here/bind_churn" -q -n 2000000 -t 30 -R 1
 	done
 	# The kselftest runner's timeout signals the program alone.
-	trial "kselftest under timeout --foreground" TERM 'bind_bhash_test' \
-		timeout --foreground 300 "$here/bind_bhash_test" -f bind_fastreuse
+	trial "kselftest under timeout --foreground" TERM 'bind_fastreuse' \
+		timeout --foreground 300 "$here/bind_fastreuse"
 }
 
 section_no_netns() {

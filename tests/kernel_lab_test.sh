@@ -284,7 +284,7 @@ rm -rf "$TMPDIR/selftests"
 repros='for p in /kselftest/bugs/*; do n=${p##*/}; $p > repro-$n.out 2>&1; echo $? > repro-$n.rc; done'
 # The growth tests as a slow machine runs them (KSFT_MACHINE_SLOW=yes):
 # over the limit is XFAIL there (xfail_on_slow), never a pass.
-slow_growth='KSFT_MACHINE_SLOW=yes /kselftest/net/bindlab/bind_bhash_test -t growth > slow-growth.ktap 2>&1'
+slow_growth='KSFT_MACHINE_SLOW=yes /kselftest/net/bindlab/bind_fastreuse > slow-growth.ktap 2>&1'
 
 # Without the programs there is nothing to test: an error, not an empty pass.
 step "vm.sh without programs"
@@ -305,6 +305,7 @@ ab=$lab/ab
 tw_stock=$lab/tw-stock
 tw_fixed=$lab/tw-fixed
 model_fixed=$lab/model-fixed
+fr_fixed=$lab/fastreuse-fixed
 timeout_dir=$lab/timeout
 debug_dir=$lab/debug-fixed
 bugfix_dir=$lab/bugfix
@@ -372,8 +373,8 @@ run_bisect()
 
 # The whole collection as a fleet's debug runner runs it: KASAN, lockdep
 # and friends make the guest several times slower, and KSFT_MACHINE_SLOW
-# is netdev CI's flag for such machines: bind_bhash_test then binds fewer
-# sockets and bind_model_test checks every single step and fewer random
+# is netdev CI's flag for such machines: bind_bhash_test and
+# bind_fastreuse then bind fewer sockets and bind_model_test checks every single step and fewer random
 # sequences, each program well inside settings' timeout.
 run_debug()
 {
@@ -444,11 +445,13 @@ one()
 
 lane_b()
 {
-	step "boot stock, bind_bhash_test first, then the reproducers"
+	step "boot stock, bind_bhash_test first, bind_fastreuse, then the reproducers"
 	vm_job "$lab/bhash-stock" "$stock" --collection "$bug_coll" -T 1800 \
-		-c "$(one bind_bhash_test); s=\$?; $repros; $slow_growth; (exit \$s)"
+		-c "$(one bind_bhash_test); s=\$?; $(one bind_fastreuse); $repros; $slow_growth; (exit \$s)"
 	step "boot fixed, bind_bhash_test first"
 	vm_job "$lab/bhash-fixed" "$fixed" -T 1800 -c "$(one bind_bhash_test)"
+	step "boot fixed, bind_fastreuse first"
+	vm_job "$fr_fixed" "$fixed" -T 900 -c "$(one bind_fastreuse)"
 	# On a virtual clock (vm.sh --icount) the program starts at the same
 	# early uptime however loaded the host is, inside the first second of
 	# CLOCK_MONOTONIC, and the reuse delays it waits out cost no wall time.
@@ -463,7 +466,7 @@ lane_b()
 	vm_job "$model_fixed" "$fixed" -T 900 -c "BINDLAB_MODEL_DEPTH=2 BINDLAB_MODEL_RANDOM=200 $(one bind_model_test)"
 	step "boot fixed with ipv6.disable=1"
 	vm_job "$nov6" "$fixed" -A ipv6.disable=1 -T 900 \
-		-c 'run_kselftest.sh -t net/bindlab:tw_reuse_loopback -t net/bindlab:bind_bhash_test'
+		-c 'run_kselftest.sh -t net/bindlab:tw_reuse_loopback -t net/bindlab:bind_bhash_test -t net/bindlab:bind_fastreuse'
 	# A program over the settings timeout must be killed and fail: the
 	# installed settings say 2 s here, bind_model_test takes minutes.
 	step "boot fixed, settings timeout planted at 2 s"
@@ -489,7 +492,7 @@ run_caps()
 	for p in setpriv prlimit; do
 		cp "$(command -v "$p")" "$coll/caps/" || return
 	done
-	r="B=/kselftest/net/bindlab/bind_bhash_test C=/kselftest/caps;"
+	r="B=/kselftest/net/bindlab/bind_fastreuse C=/kselftest/caps;"
 	r="$r grep ^CapEff /proc/self/status > caps.txt;"
 	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > raised.ktap 2>&1;"
 	r="$r \$C/setpriv --bounding-set -sys_resource --inh-caps -sys_resource"
@@ -572,7 +575,7 @@ v=$(verdict "reuseport same")
 check ab.compare.reuseport_same "compare: ${v:-no row}" "$ab_log" \
 	[ "${v%% (*}" = "no stable difference" ]
 
-# --- 4. bind_bhash_test: fastreuse tests fail on stock only ------------------
+# --- 4. bind_fastreuse: its buggy rows fail on stock only -------------------
 # run_kselftest.sh's KTAP: one "ok|not ok N selftests: net/bindlab: PROG"
 # per program at the top, each program's own KTAP under one "# " (as
 # tests/tap_report.awk reads it). Cases are counted there, never the
@@ -636,40 +639,45 @@ detector_re()
 		END { if (re != "") print " (" re ")$" }' "$BL_REPO_DIR/tests/kernel_detectors"
 }
 
-bhash_results()
+# boot_results DIR PROG...: DIR's boot ran and the runner judged each
+# PROG; every case result in DIR/results.
+boot_results()
 {
-	local dir=$lab/bhash-$1
+	local dir=$1 p
 
 	[ "$(cat "$dir/vm_status" 2> /dev/null)" = ok ] || return 1
-	[ -n "$(runner_result "$dir/output.log" bind_bhash_test)" ] || return 1
+	for p in "${@:2}"; do
+		[ -n "$(runner_result "$dir/output.log" "$p")" ] || return 1
+	done
 	ktap_results "$dir/output.log" > "$dir/results"
 	[ -s "$dir/results" ]
 }
 
-if [ ! -x "$collection/net/bindlab/bind_bhash_test" ]; then
-	skip bhash "bind_bhash_test not built"
-elif bhash_results stock && bhash_results fixed; then
+if [ ! -x "$collection/net/bindlab/bind_fastreuse" ]; then
+	skip bhash "bind_fastreuse not built"
+elif boot_results "$lab/bhash-stock" bind_bhash_test bind_fastreuse &&
+	boot_results "$lab/bhash-fixed" bind_bhash_test && boot_results "$fr_fixed" bind_fastreuse; then
 	s=$lab/bhash-stock/results
-	f=$lab/bhash-fixed/results
+	f=$fr_fixed/results
 	# The tests tests/kernel_detectors lists for the bug: these checks
 	# prove that detector for run_all.sh, which then takes their failure
 	# on the host for a verdict on the host's kernel.
 	hit=$(detector_re fastreuse_first_bind)
 	if [ -z "$hit" ] || ! grep -qiE "$hit" "$s"; then
-		skip bhash.fastreuse "bind_bhash_test has no fastreuse test"
+		skip bhash.fastreuse "bind_fastreuse has no test of the detector"
 	else
 		check bhash.fastreuse.fail_on_stock "$(grep -ciE "$hit" "$s") tests" \
 			"$lab/bhash-stock/output.log" \
 			bash -c "! grep -iE '$hit' '$s' | grep -q '^ok'"
 		check bhash.fastreuse.pass_on_fixed "$(grep -ci fastreuse "$f") tests" \
-			"$lab/bhash-fixed/output.log" \
+			"$fr_fixed/output.log" \
 			bash -c "! grep -i fastreuse '$f' | grep -q '^not_ok'"
 	fi
 	check bhash.others.pass_on_both "$(grep -vciE "$hit" "$s") tests" \
 		"$lab/bhash-stock/output.log $lab/bhash-fixed/output.log" \
-		bash -c "! grep -vhiE '$hit' '$s' '$f' | grep -q '^not_ok'"
+		bash -c "! grep -vhiE '$hit' '$s' '$lab/bhash-fixed/results' | grep -q '^not_ok'"
 else
-	not_ok bhash "bind_bhash_test gave no result in a VM" "$lab/bhash-*/console.log"
+	not_ok bhash "bind_bhash_test or bind_fastreuse gave no result in a VM" "$lab/bhash-*/console.log $fr_fixed/console.log"
 fi
 
 # --- 4b. on a slow machine the bug's growth verdicts are XFAIL, not pass ----
@@ -690,7 +698,7 @@ check slow.stock_growth_xfail \
 # --- 5. every kselftest program passes as the first program after boot -------
 # Nothing may depend on uptime or on what ran before: each program runs
 # alone right after boot on each kernel it is good for (stock 6.12 fails
-# exactly the fastreuse tests of bind_bhash_test, checked above).
+# exactly the detector's tests of bind_fastreuse, checked above).
 booted_fixed=
 boot_first()
 {
@@ -712,6 +720,7 @@ boot_first stock tw_reuse_loopback "$tw_stock"
 boot_first fixed tw_reuse_loopback "$tw_fixed"
 boot_first fixed bind_bhash_test "$lab/bhash-fixed"
 boot_first fixed bind_model_test "$model_fixed"
+boot_first fixed bind_fastreuse "$fr_fixed"
 # A kselftest added to the Makefile must get its boot-first check too.
 bl_programs || BL_KSELFTESTS="(none: make print-programs failed)"
 unbooted=
@@ -735,10 +744,10 @@ check tw_reuse.no_delay_sysctl "$tw_oks ok ($tw_skips skip: no tcp_tw_reuse_dela
 # --- 7. A kernel booted with ipv6.disable=1: IPv6 cases SKIP, none fail ------
 v6_skips=$(case_lines "$nov6/output.log" | grep -c '^ok .*# SKIP IPv6 not available')
 v6_fails=$(case_lines "$nov6/output.log" | grep -c '^not ok')
-v6_progs="$(runner_result "$nov6/output.log" tw_reuse_loopback),$(runner_result "$nov6/output.log" bind_bhash_test)"
+v6_progs="$(runner_result "$nov6/output.log" tw_reuse_loopback),$(runner_result "$nov6/output.log" bind_bhash_test),$(runner_result "$nov6/output.log" bind_fastreuse)"
 check ipv6_disabled.skips "$v6_skips SKIP with the reason, $v6_fails fail, programs $v6_progs, $(elapsed "$nov6") s" \
 	"$nov6/output.log" \
-	test "$v6_fails" = 0 -a "$v6_skips" -gt 100 -a "$v6_progs" = ok,ok
+	test "$v6_fails" = 0 -a "$v6_skips" -gt 100 -a "$v6_progs" = ok,ok,ok
 
 # --- 8. the runner's timeout comes from settings and fails a program --------
 # runner.sh says which timeout it applies; "overriding" would mean an -o or

@@ -56,8 +56,8 @@ command_of()
 	case $1.$2 in
 	build.make) cmd=("$K/build.sh" -t "$FAKE/slow" -o "$dir/build") ;;
 	vm.guest) cmd=("$K/vm.sh" -k "$FAKE/bzImage" -o "$dir/out" -C "$FAKE/coll" -a tcg -- true) ;;
-	bisect.make) cmd=("$K/bisect.sh" -t "$FAKE/slow" -b "$dir/build" -o "$dir/out" -C "$FAKE/coll" -a tcg --test bind_bhash_test -f bind_fastreuse) ;;
-	bisect.guest) cmd=("$K/bisect.sh" -t "$FAKE/fast" -b "$dir/build" -o "$dir/out" -C "$FAKE/coll" -a tcg --test bind_bhash_test -f bind_fastreuse) ;;
+	bisect.make) cmd=("$K/bisect.sh" -t "$FAKE/slow" -b "$dir/build" -o "$dir/out" -C "$FAKE/coll" -a tcg --test bind_fastreuse) ;;
+	bisect.guest) cmd=("$K/bisect.sh" -t "$FAKE/fast" -b "$dir/build" -o "$dir/out" -C "$FAKE/coll" -a tcg --test bind_fastreuse) ;;
 	ab.make) cmd=("$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$dir/out" "$FAKE/slow" "$FAKE/bzImage") ;;
 	ab.guest) cmd=("$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$dir/out" "$FAKE/bzImage" "$FAKE/bzImage") ;;
 	esac

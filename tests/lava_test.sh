@@ -597,7 +597,7 @@ import json, sys
 got = {(e["definition"], e["case"]) for e in json.load(open(sys.argv[1]))}
 want = {("bind_bhash_test", "bind_conflict.bound_addr_addr.bind_listen"),
         ("bind_bhash_test", "bind_addr.v4_any__v6_any_only.reuseaddr_listen"),
-        ("bind_bhash_test", "bind_fastreuse.v4_reuseaddr_same.growth"),
+        ("bind_fastreuse", "bind_fastreuse.v4_reuseaddr_same.growth"),
         ("bind_bhash_test", "ktap.plan"), ("tw_reuse_loopback", "ktap.plan"),
         ("tw_reuse_loopback", "global.tw_reuse_default_is_2"),
         ("tw_reuse_loopback", "tw_sysctl.reuse_minus_1.write"),
@@ -666,7 +666,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 t = {(e["program"], e["test"]): e for e in run["tests"]}
 ok = len(t) == 11 and t[("lava", "job")]["reason"] == "LAVA: 212.44 seconds" and \
-    t[("bind_bhash_test", "bind_fastreuse.v4_reuseaddr_same.growth")]["result"] == "fail"
+    t[("bind_fastreuse", "bind_fastreuse.v4_reuseaddr_same.growth")]["result"] == "fail"
 sys.exit(0 if ok else "%r" % sorted(t))
 ' "$out"
 }

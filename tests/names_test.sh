@@ -73,14 +73,22 @@ for name in "${BL_CASE_NAMES[@]}"; do
 done
 
 # The README: every name that starts with a kselftest fixture, a
-# program and a dot, or that is a case of the table, must exist; globs
-# must match one, and an upper-case word (bind_model.ADDR.random) stands
-# for any. File names (bind_bench.c) are not test names.
+# program and a dot, or that is a case of the table, must exist (one a
+# program names, in that program); globs must match one, and an
+# upper-case word (bind_model.ADDR.random) stands for any. File names
+# (bind_bench.c) are not test names. A program may share its fixture's
+# name (bind_fastreuse): PROG. is a program only before a fixture.
 fixtures=$(cut -d ' ' -f 2 "$tmp/tests" | cut -d . -f 1 | sort -u | paste -sd '|')
-grep -oE "\b($progs|bind_bench)(\.[A-Za-z0-9_*]+)+|\b($fixtures)(\.[A-Za-z0-9_*]+)+" "$readme" |
-	sed -E "s/^($(echo "$progs" | tr ' ' '|'))\.//" |
+prog_re=$(echo "$progs" | tr ' ' '|')
+# The companion's entry for a program's KTAP plan is PROG.ktap.plan.
+cat "$tmp/tests" >>"$tmp/known"
+for p in $progs; do
+	echo "$p.ktap.plan" >>"$tmp/known"
+done
+grep -oE "\b($prog_re|bind_bench)(\.[A-Za-z0-9_*]+)+|\b($fixtures)(\.[A-Za-z0-9_*]+)+" "$readme" |
 	grep -vE '\.(c|h|sh|json|py|md|txt|ktap)$' |
-	sed -E 's/\.[A-Z][A-Z0-9_]*/.*/g' | sort -u >"$tmp/shown"
+	sed -E 's/\.[A-Z][A-Z0-9_]*/.*/g' |
+	sed -E "s/^($prog_re)\.(($fixtures)\.)/\1 \2/" | sort -u >"$tmp/shown"
 stale=()
 while read -r n; do
 	case $n in

@@ -36,7 +36,7 @@ REPO, TMP, SEED, BUDGET = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.
 FIX = TMP + "/fix"
 MARK = "BINDLAB_FUZZ_MARK"
 PROGRAMS = {"bind_bench", "bind_churn", "bindlab_results", "bind_bhash_test",
-            "tw_reuse_loopback", "bind_model_test", "run.sh"}
+            "tw_reuse_loopback", "bind_model_test", "bind_fastreuse", "run.sh"}
 TIMEOUT = {"check": 5, "real": 20, "lab": 5, "content": 10}
 # Invalid values a row of each kind gets at most (valid ones all run).
 SAMPLE = {"check": 12, "real": 8, "lab": 5, "content": 14}
