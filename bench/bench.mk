@@ -84,13 +84,5 @@ test-programs: all $(UNIT_TESTS)
 check: test-programs
 	$(here)/tests/run_all.sh
 
-# The kselftest part as a netdev patch series (scripts/export-series.sh)
-# against the kernel lab's 6.12 tree, or SERIES_TREE, into SERIES_OUT
-# (results/ is ignored by git: the collection never picks it up).
-SERIES_TREE ?= $(BINDLAB_CACHE)/lab/linux-6.12.git
-SERIES_OUT ?= $(here)/results/series
-series:
-	$(here)/scripts/export-series.sh -o $(SERIES_OUT) $(SERIES_TREE)
-
-.PHONY: check test-programs print-programs series
+.PHONY: check test-programs print-programs
 endif

@@ -67,8 +67,10 @@ harmless=(Documentation/networking/ip-sysctl.rst net/ipv4/tcp.c
 	  Documentation/networking/index.rst net/ipv4/af_inet.c)
 last="lab 6: harmless change (${harmless[3]})"
 
-export GIT_AUTHOR_NAME=bindlab GIT_AUTHOR_EMAIL=bindlab@localhost
-export GIT_COMMITTER_NAME=bindlab GIT_COMMITTER_EMAIL=bindlab@localhost
+# The lab's own commits, never sent anywhere: a name that is no one's
+# (.invalid is reserved for that).
+export GIT_AUTHOR_NAME=bindlab-lab GIT_AUTHOR_EMAIL=lab@bindlab.invalid
+export GIT_COMMITTER_NAME=bindlab-lab GIT_COMMITTER_EMAIL=lab@bindlab.invalid
 export GIT_AUTHOR_DATE="2025-01-01T00:00:00Z" GIT_COMMITTER_DATE="2025-01-01T00:00:00Z"
 
 git_lab()

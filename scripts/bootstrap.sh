@@ -23,7 +23,7 @@ usage() {
 build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2 procps"
 run_pkgs="gnuplot-nox"
 # checkpatch.pl --strict needs python3-git and python3-ply for its SPDX
-# check, or it passes that check silently (tests/series_test.sh). locales:
+# check, or it passes that check silently (tests/upstream_test.sh). locales:
 # the de_DE and tr_TR sources tests/locale_test.sh makes its locales from.
 ci_pkgs="ccache clang shellcheck valgrind git python3 linux-source-6.12 xz-utils patch qemu-system-x86 cpio flex bison bc libelf-dev busybox-static debootstrap lava-common python3-voluptuous python3-yaml python3-git python3-ply locales"
 

@@ -50,7 +50,7 @@ lanes=${BINDLAB_LAB_LANES:-2}
 # tw_reuse_loopback 73 s, bind_model_test 89 s at load average 2.3).
 debug=${BINDLAB_LAB_DEBUG:-0}
 source=/usr/src/linux-source-6.12.tar.xz
-fix=$KDIR/patches/0001-tcp-fix-fastreuse-cache-initialization-on-first-bind.patch
+fix=$(echo "$KDIR"/patches/0001-*.patch)
 lab=$BINDLAB_CACHE/lab
 repo=$lab/linux-6.12.git
 build=$BINDLAB_CACHE/build/lab
@@ -194,8 +194,8 @@ bugfix_commit()
 	       GIT_INDEX_FILE=$index git -C "$repo" apply --cached "${bugs_patches[@]}" &&
 	       GIT_INDEX_FILE=$index git -C "$repo" write-tree)
 	rm -f "$index"
-	c=$(GIT_AUTHOR_NAME=bindlab GIT_AUTHOR_EMAIL=bindlab@localhost \
-	    GIT_COMMITTER_NAME=bindlab GIT_COMMITTER_EMAIL=bindlab@localhost \
+	c=$(GIT_AUTHOR_NAME=bindlab-lab GIT_AUTHOR_EMAIL=lab@bindlab.invalid \
+	    GIT_COMMITTER_NAME=bindlab-lab GIT_COMMITTER_EMAIL=lab@bindlab.invalid \
 	    GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z \
 	    git -C "$repo" commit-tree "${tree:-none}" -p fixed \
 	    -m "lab bugfix: fixed with the proposed patches of kernel/bugs") &&

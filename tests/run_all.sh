@@ -197,8 +197,9 @@ if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
 	# The lab's 6.12 tree configures the fleets' way.
 	run_part config "$here/tests/config_test.sh"
 fi
-# After the lab: its stock and fixed kernels run the series' collection.
-run_part series "$here/tests/series_test.sh"
+# After the lab: the patches, and the net-next selftest in its stock and
+# fixed kernels.
+run_part upstream "$here/tests/upstream_test.sh"
 
 echo
 kernel_report

@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from linaro_django_xmlrpc.models import AuthToken
 from lava_scheduler_app.models import Device, DeviceType, Worker
 
-user = User.objects.create_superuser("bindlab", "bindlab@localhost", None)
+user = User.objects.create_superuser("bindlab", "lab@bindlab.invalid", None)
 token = AuthToken.objects.create(user=user, description="bindlab lab")
 worker = Worker.objects.create(hostname="lab-worker", health=Worker.HEALTH_ACTIVE)
 dtype = DeviceType.objects.create(name="qemu", disable_health_check=True)
