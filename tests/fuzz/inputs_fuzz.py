@@ -35,8 +35,12 @@ import content
 REPO, TMP, SEED, BUDGET = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 FIX = TMP + "/fix"
 MARK = "BINDLAB_FUZZ_MARK"
-PROGRAMS = {"bind_bench", "bind_churn", "bindlab_results", "bind_bhash_test",
-            "tw_reuse_loopback", "bind_model_test", "bind_fastreuse", "run.sh"}
+# The companion's tools, and the kselftests as the Makefile lists them:
+# a new kselftest needs no edit here.
+PROGRAMS = {"bind_bench", "bind_churn", "bindlab_results", "run.sh"} | {
+    os.path.basename(p) for p in subprocess.run(
+        ["make", "-s", "--no-print-directory", "-C", REPO, "print-programs"],
+        capture_output=True, text=True, check=True).stdout.splitlines()[0].split()}
 TIMEOUT = {"check": 5, "real": 20, "lab": 5, "content": 10}
 # Invalid values a row of each kind gets at most (valid ones all run).
 SAMPLE = {"check": 12, "real": 8, "lab": 5, "content": 14}
