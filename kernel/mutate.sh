@@ -129,11 +129,17 @@ reset_tree() { git -C "$tree" checkout -q -- "${target_files[@]}"; }
 
 about()
 {
-	local rev
+	local rev t
 
 	rev=$(git -C "$BL_REPO_DIR" rev-parse --short HEAD)
-	# The table itself is what a run changes: it does not make the project dirty.
-	git -C "$BL_REPO_DIR" diff --quiet HEAD -- . ":(exclude)$(realpath -m "$table")" || rev+=-dirty
+	# The table itself is what a run changes: it does not make the project
+	# dirty (git refuses an exclude outside the checkout: none needed there).
+	t=$(realpath -m "$table")
+	case $t in
+	"$BL_REPO_DIR"/*) t=":(exclude)$t" ;;
+	*) t=. ;;
+	esac
+	git -C "$BL_REPO_DIR" diff --quiet HEAD -- . "$t" || rev+=-dirty
 	mutants about "$table" "kernel=$(make -s -C "$tree" kernelversion)" \
 		"tree=$(git -C "$tree" rev-parse --short HEAD)" "project=$rev" \
 		"generated=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$manifest")" ||
@@ -182,7 +188,8 @@ run_stage()
 	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout
 
 	dir=$mine/$id/s$stage
-	rm -rf "$dir"
+	# vm.sh's -o is its own (a new or empty folder); its log beside it.
+	rm -rf "$dir" "$dir.vm.out" "$dir.vm.err"
 	mkdir -p "$dir"
 	if [ "$stage" = 1 ]; then
 		# Boot and the first programs take under a minute (README).
@@ -194,7 +201,7 @@ run_stage()
 	t0=$(date +%s.%N)
 	vm_rc=0
 	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
-		-c "$script" > "$dir/vm.out" 2> "$dir/vm.err" || vm_rc=$?
+		-c "$script" > "$dir.vm.out" 2> "$dir.vm.err" || vm_rc=$?
 	# No times: the guest died before its first program; all of it was boot.
 	[ -f "$dir/times" ] || : > "$dir/times"
 	read -r stage_s boot_s < <(awk -v t0="$t0" -v t1="$(date +%s.%N)" '

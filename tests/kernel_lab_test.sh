@@ -888,7 +888,7 @@ check known_bugs.named_on_fixed "$said" "$model_fixed/output.log" bugs_as has "$
 # are the reference, case by case, directives included.
 as_fixed=$(LC_ALL=C join -a 1 -a 2 -e missing -o 0,1.2,2.2 \
 	<(prog_verdicts "$bf_log" | grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) \
-	<(prog_verdicts "$lab/bhash-fixed/output.log" "$tw_fixed/output.log" "$model_fixed/output.log" |
+	<(prog_verdicts "$lab/bhash-fixed/output.log" "$fr_fixed/output.log" "$tw_fixed/output.log" "$model_fixed/output.log" |
 	  grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) | awk '$2 != $3')
 n_same=$(prog_verdicts "$bf_log" | grep -vc '/known_bug\.[a-z0-9_]*\.kernel ')
 check bugfix.collection_as_fixed "$n_same cases compared${as_fixed:+, differ (case bugfix fixed): $(head -n 3 <<< "$as_fixed" | paste -sd ';')}" \
