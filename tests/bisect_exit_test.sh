@@ -21,21 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lab_fakes.sh
 . "$here/tests/lab_fakes.sh"
 
-FAKE=$(mktemp -d "${TMPDIR:-/tmp}/bisect-exit.XXXXXX")
-trap 'rm -rf "$FAKE"' EXIT
-# The Makefile's harness headers stay where bootstrap put them, whatever
-# BINDLAB_CACHE each case uses.
-export KSFT_DIR=${KSFT_DIR:-$HOME/.cache/bindlab/ksft/tools/testing/selftests}
-export BINDLAB_CCACHE=0 BINDLAB_PROGRESS=30
-unset BINDLAB_NICE BINDLAB_ACCEL FAKE_QEMU FAKE_QEMU_COUNT
-
-echo "TAP version 13"
-progs=$(make -s --no-print-directory -C "$here" print-programs 2> /dev/null | xargs -r -n 1 basename | xargs)
-if [ -z "$progs" ] || [ ! -x "$here/bind_bhash_test" ]; then
-	tap_skip bisect_exit "the programs are not built (make -C $here)"
-	tap_done
-	exit
-fi
+lab_fake_start bisect-exit bind_bhash_test
 fake_tree "$FAKE/tree"
 git clone -q "$FAKE/tree" "$FAKE/broken"
 fake_commit "$FAKE/broken" "break the build" fake-build-fail=1

@@ -9,6 +9,29 @@
 # tests/lab_kill_test.sh and tests/locale_test.sh; everything lives
 # under the caller's $FAKE dir.
 
+# lab_fake_start NAME PROGRAM: the start of a test on these fakes: $FAKE
+# (removed on exit), the harness headers where bootstrap put them whatever
+# BINDLAB_CACHE a case uses, no ccache, no knob of the caller's; the TAP
+# header, and $progs, the Makefile's kselftests. Without them or PROGRAM
+# built, the whole test is one SKIP.
+lab_fake_start()
+{
+	: "${here:?set by the caller}"
+	FAKE=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	trap 'rm -rf "$FAKE"' EXIT
+	export KSFT_DIR=${KSFT_DIR:-$HOME/.cache/bindlab/ksft/tools/testing/selftests}
+	export BINDLAB_CCACHE=0 BINDLAB_PROGRESS=30
+	unset BINDLAB_NICE BINDLAB_ACCEL FAKE_QEMU FAKE_QEMU_COUNT
+
+	echo "TAP version 13"
+	progs=$(make -s --no-print-directory -C "$here" print-programs 2> /dev/null | xargs -r -n 1 basename | xargs)
+	if [ -z "$progs" ] || [ ! -x "$here/$2" ]; then
+		tap_skip "${1//-/_}" "the programs are not built (make -C $here)"
+		tap_done
+		exit
+	fi
+}
+
 # fake_tree DIR: a git repository that build.sh takes for a kernel tree.
 # Its build runs a sub-make whose recipe sleeps $(cat fake-build-seconds)
 # in two processes (make's grandchildren, as cc1 is), then fails when the

@@ -21,19 +21,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/craft.sh
 . "$here/tests/craft.sh"
 
-FAKE=$(mktemp -d "${TMPDIR:-/tmp}/locale.XXXXXX")
-trap 'rm -rf "$FAKE"' EXIT
-export KSFT_DIR=${KSFT_DIR:-$HOME/.cache/bindlab/ksft/tools/testing/selftests}
-export BINDLAB_CCACHE=0 BINDLAB_PROGRESS=30
-unset BINDLAB_NICE BINDLAB_ACCEL FAKE_QEMU FAKE_QEMU_COUNT
-
-echo "TAP version 13"
-progs=$(make -s --no-print-directory -C "$here" print-programs 2> /dev/null | xargs -r -n 1 basename | xargs)
-if [ -z "$progs" ] || [ ! -x "$here/bindlab_results" ]; then
-	tap_skip locale "the programs are not built (make -C $here)"
-	tap_done
-	exit
-fi
+lab_fake_start locale bindlab_results
 export LOCPATH=$FAKE/loc
 mkdir -p "$LOCPATH"
 for l in de_DE tr_TR; do
