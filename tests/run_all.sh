@@ -11,6 +11,11 @@
 # line: "check: N passed, N failed, N skipped". Exit 0 when nothing failed,
 # else 1.
 #
+# Two lanes: the lab (kernel builds and VMs, mostly waiting on one core
+# each) runs beside the host components, its lines prefixed "lab| ".
+# Neither lane touches what the other's checks read: the lab's VMs and
+# chroot live in namespaces of their own.
+#
 # The running kernel is not what is judged here: a failing host kselftest
 # that tests/kernel_detectors lists, and that the kernel lab proved in
 # this run, is reported as a regression of the running kernel, with its
@@ -40,7 +45,8 @@ kill_tree() {
 	kill -TERM "$1" 2>/dev/null
 }
 prep=
-trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
+lane=
+trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; [ -n "$lane" ] && kill_tree "$lane"; exit 1' INT TERM HUP
 
 # heartbeat NAME LOG: while the component runs, a line every $beat seconds
 # with its latest output line, so that CI logs show what it is doing.
@@ -128,11 +134,11 @@ kernel_report() {
 }
 
 # The known kernel bugs bind_model_test showed on the host (its
-# known_bug.BUG.kernel tests, read by tests/known_bugs.awk): each named
-# with the report its test names, kernel/bugs/BUG/report.md. The harness
-# counts an XFAIL and an XPASS (a kernel that fixed the bug) as passed,
-# so this is where either is said; a test that names no such report, or
-# a missing one, fails the run.
+# known_bug.BUG.kernel tests, read by tests/known_bugs.awk): each with
+# its report, kernel/bugs/BUG/report.md. The harness counts an XFAIL and
+# an XPASS (a kernel that fixed the bug) as passed, so this is where
+# either is said; a test that names no bug, or a bug with no report,
+# fails the run.
 known_bug_report() {
 	local bug state report
 
@@ -141,7 +147,7 @@ known_bug_report() {
 		if [ "$report" = none ]; then
 			fail=$((fail + 1))
 			failed_parts="$failed_parts kselftest"
-			echo "not ok kernel known bug $bug: its test names no report at kernel/bugs/$bug/report.md"
+			echo "not ok kernel known bug $bug: its test names no bug, or there is no kernel/bugs/$bug/report.md"
 		elif [ "$state" = has ]; then
 			echo "kernel $(uname -r): KNOWN BUG $bug (known_bug.$bug.kernel XFAIL): $report"
 		else
@@ -150,14 +156,35 @@ known_bug_report() {
 	done < <(awk -v root="$here" -f "$here/tests/known_bugs.awk" "$logs/kselftest.log" 2>/dev/null)
 }
 
-echo "check: logs in $logs"
-# The LAVA root (debootstrap and Debian's LAVA packages: minutes cold, mostly
-# waiting on the mirror) is built beside the host components, so that the
-# lab's LAVA server finds it ready; lava_server_test.sh waits on its lock
-# and builds it itself if this failed.
-if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
+# lab_lane: the kernel lab's components, in the order each needs the one
+# before it; its counts go to $logs/lab.lane for the main lane to add.
+lab_lane() {
+	trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
+	# The LAVA root (debootstrap and Debian's LAVA packages: minutes cold,
+	# mostly waiting on the mirror) is built while the lab builds kernels;
+	# lava_server_test.sh waits on its lock and builds it itself if this
+	# failed.
 	"$here/kernel/lava-server.sh" --prepare >"$logs/lava_root.log" 2>&1 </dev/null &
 	prep=$!
+	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+	# The mutation machinery's fixed sample, in the lab's warm O= tree.
+	run_part mutate "$here/tests/mutate_test.sh"
+	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
+	wait "$prep"
+	prep=
+	run_part lava_server "$here/tests/lava_server_test.sh"
+	# The lab's 6.12 tree configures the fleets' way.
+	run_part config "$here/tests/config_test.sh"
+	# The patches, and the net-next selftest in the lab's stock and fixed
+	# kernels.
+	run_part upstream "$here/tests/upstream_test.sh"
+	echo "$pass $fail $skip $xfail$failed_parts" >"$logs/lab.lane"
+}
+
+echo "check: logs in $logs"
+if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
+	{ lab_lane 2>&1 </dev/null | sed -u 's/^/lab| /'; } &
+	lane=$!
 fi
 run_part unit "$here/tests/lib_test"
 run_part layout "$here/tests/layout_test.sh"
@@ -186,20 +213,22 @@ run_part host_safety "$here/tests/host_safety_test.sh"
 run_part bisect_exit "$here/tests/bisect_exit_test.sh"
 run_part locale "$here/tests/locale_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
-if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
-	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
-	# The mutation machinery's fixed sample, in the lab's warm O= tree.
-	run_part mutate "$here/tests/mutate_test.sh"
-	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
-	[ -z "$prep" ] || wait "$prep"
-	prep=
-	run_part lava_server "$here/tests/lava_server_test.sh"
-	# The lab's 6.12 tree configures the fleets' way.
-	run_part config "$here/tests/config_test.sh"
+if [ -n "$lane" ]; then
+	echo "== waiting for the lab lane"
+	wait "$lane"
+	lane=
+	# A lane that died before its last line is a failure of its own.
+	if read -r p f s x parts <"$logs/lab.lane" 2>/dev/null; then
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
+		failed_parts="$failed_parts $parts"
+	else
+		fail=$((fail + 1))
+		failed_parts="$failed_parts lab"
+		echo "not ok lab lane: ended without its counts ($logs/lab.lane)"
+	fi
+else
+	run_part upstream "$here/tests/upstream_test.sh"
 fi
-# After the lab: the patches, and the net-next selftest in its stock and
-# fixed kernels.
-run_part upstream "$here/tests/upstream_test.sh"
 
 echo
 kernel_report
