@@ -306,11 +306,9 @@ tw_stock=$lab/tw-stock
 tw_fixed=$lab/tw-fixed
 model_fixed=$lab/model-fixed
 fr_fixed=$lab/fastreuse-fixed
-timeout_dir=$lab/timeout
 debug_dir=$lab/debug-fixed
 bugfix_dir=$lab/bugfix
 nov6=$lab/noipv6
-caps_dir=$lab/caps
 killimg=$lab/kill-bzImage
 bisect_log=$lab/bisect.log
 
@@ -451,8 +449,6 @@ lane_b()
 		-c "$(one bind_bhash_test); s=\$?; $(one bind_fastreuse); $repros; $slow_growth; (exit \$s)"
 	step "boot fixed, bind_bhash_test first"
 	vm_job "$lab/bhash-fixed" "$fixed" -T 1800 -c "$(one bind_bhash_test)"
-	step "boot fixed, bind_fastreuse first"
-	vm_job "$fr_fixed" "$fixed" -T 900 -c "$(one bind_fastreuse)"
 	# On a virtual clock (vm.sh --icount) the program starts at the same
 	# early uptime however loaded the host is, inside the first second of
 	# CLOCK_MONOTONIC, and the reuse delays it waits out cost no wall time.
@@ -468,21 +464,21 @@ lane_b()
 	step "boot fixed with ipv6.disable=1"
 	vm_job "$nov6" "$fixed" -A ipv6.disable=1 -T 900 \
 		-c 'run_kselftest.sh -t net/bindlab:tw_reuse_loopback -t net/bindlab:bind_bhash_test -t net/bindlab:bind_fastreuse'
-	# A program over the settings timeout must be killed and fail: the
-	# installed settings say 2 s here, bind_model_test takes minutes.
-	step "boot fixed, settings timeout planted at 2 s"
-	vm_job "$timeout_dir" "$fixed" -T 600 \
-		-c "sed -i 's/^timeout=.*/timeout=2/' /kselftest/net/bindlab/settings; $(one bind_model_test)"
-	run_caps
+	run_fixed_rest
 	run_sigkill
 }
 
-# The low fd limits of the project's own tests (tests/fdlimit.sh) where
-# root has every capability, CAP_SYS_RESOURCE included (the guest; not
-# this host's root): prlimit alone is undone by lib/fdlimit.c, which
-# raises the hard limit, and the tests run; with CAP_SYS_RESOURCE dropped
-# as fdlimit.sh drops it, the limit holds and they SKIP with the reason.
-run_caps()
+# One boot of fixed, for what needs no boot of its own after
+# bind_fastreuse, which runs first: the low fd limits of the project's
+# own tests (tests/fdlimit.sh) where root has every capability,
+# CAP_SYS_RESOURCE included (the guest; not this host's root): prlimit
+# alone is undone by lib/fdlimit.c, which raises the hard limit, and the
+# tests run; with CAP_SYS_RESOURCE dropped as fdlimit.sh drops it, the
+# limit holds and they SKIP with the reason. Then a program over the
+# settings timeout, which must be killed and fail: the installed settings
+# say 2 s, bind_model_test takes minutes (its runner output in
+# timeout.log, away from bind_fastreuse's).
+run_fixed_rest()
 {
 	local coll=$lab/caps-collection p r
 	local tests="-r bind_fastreuse.v4_reuseport_same.growth -r bind_fastreuse.v4_reuseaddr_same.growth"
@@ -493,13 +489,16 @@ run_caps()
 	for p in setpriv prlimit; do
 		cp "$(command -v "$p")" "$coll/caps/" || return
 	done
-	r="B=/kselftest/net/bindlab/bind_fastreuse C=/kselftest/caps;"
+	r="$(one bind_fastreuse); s=\$?;"
+	r="$r B=/kselftest/net/bindlab/bind_fastreuse C=/kselftest/caps;"
 	r="$r grep ^CapEff /proc/self/status > caps.txt;"
 	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > raised.ktap 2>&1;"
 	r="$r \$C/setpriv --bounding-set -sys_resource --inh-caps -sys_resource"
-	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > dropped.ktap 2>&1"
-	step "boot fixed, fd limits as root with every capability"
-	vm_job "$caps_dir" "$fixed" --collection "$coll" -T 900 -c "$r"
+	r="$r \$C/prlimit --nofile=1000:1000 \$B $tests > dropped.ktap 2>&1;"
+	r="$r sed -i 's/^timeout=.*/timeout=2/' /kselftest/net/bindlab/settings;"
+	r="$r $(one bind_model_test) > timeout.log 2>&1; (exit \$s)"
+	step "boot fixed, bind_fastreuse first, then fd limits as root with every capability and a 2 s timeout"
+	vm_job "$fr_fixed" "$fixed" --collection "$coll" -T 900 -c "$r"
 }
 
 rm -f "$lab"/kill-*.result "$lab/bisect.why"
@@ -757,18 +756,18 @@ check ipv6_disabled.skips "$v6_skips SKIP with the reason, $v6_fails fail, progr
 set_to=$(grep -m 1 '^# \(timeout set\|overriding timeout\) to' "$lab/bhash-fixed/output.log" 2> /dev/null)
 check runner.settings_timeout "${set_to:-no timeout line}, settings: timeout=$settings_timeout" \
 	"$lab/bhash-fixed/output.log" [ "$set_to" = "# timeout set to $settings_timeout" ]
-to_res=$(runner_result "$timeout_dir/output.log" bind_model_test)
-check runner.timeout_is_failure "planted timeout=2: ${to_res:-no result}, $(elapsed "$timeout_dir") s" \
-	"$timeout_dir/output.log" [ "$to_res" = "not ok # TIMEOUT 2 seconds" ]
+to_res=$(runner_result "$fr_fixed/timeout.log" bind_model_test)
+check runner.timeout_is_failure "planted timeout=2: ${to_res:-no result}" \
+	"$fr_fixed/timeout.log" [ "$to_res" = "not ok # TIMEOUT 2 seconds" ]
 
 # --- 8b. fd limits that hold where root has CAP_SYS_RESOURCE ---------------
-caps_eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "$caps_dir/caps.txt" 2> /dev/null)
-caps_ran=$(grep -c '^ok [0-9]* bind_fastreuse.*growth$' "$caps_dir/raised.ktap" 2> /dev/null)
-caps_skip=$(grep -c '^ok [0-9]* bind_fastreuse.*# SKIP needs 4032 file descriptors' "$caps_dir/dropped.ktap" 2> /dev/null)
+caps_eff=$(sed -n 's/^CapEff:[[:space:]]*//p' "$fr_fixed/caps.txt" 2> /dev/null)
+caps_ran=$(grep -c '^ok [0-9]* bind_fastreuse.*growth$' "$fr_fixed/raised.ktap" 2> /dev/null)
+caps_skip=$(grep -c '^ok [0-9]* bind_fastreuse.*# SKIP needs 4032 file descriptors' "$fr_fixed/dropped.ktap" 2> /dev/null)
 check caps.prlimit_alone_is_raised "root's CapEff ${caps_eff:-?}: $caps_ran of 2 ran under prlimit 1000 alone (lib/fdlimit.c raised it)" \
-	"$caps_dir/raised.ktap" [ "${caps_ran:-0}" = 2 ]
+	"$fr_fixed/raised.ktap" [ "${caps_ran:-0}" = 2 ]
 check caps.dropped_limit_holds "$caps_skip of 2 SKIP with the reason with CAP_SYS_RESOURCE dropped (tests/fdlimit.sh's prefix)" \
-	"$caps_dir/dropped.ktap" [ "${caps_skip:-0}" = 2 ]
+	"$fr_fixed/dropped.ktap" [ "${caps_skip:-0}" = 2 ]
 
 # --- 9. the debug kernel: the whole collection, no splat --------------------
 debug_checks()
