@@ -274,28 +274,31 @@ check_setup()
 	bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE"
 }
 
-# ktap_top FILE: "PLAN RESULTS" of the top level of a KTAP stream (PLAN
-# "none" without a plan line), the one thing read from a kselftest's text.
-ktap_top()
-{
-	tr -d '\r' < "$1" | awk '/^1\.\.[0-9]+$/ && !seen { plan = substr($0, 4) + 0; seen = 1 }
-		/^(not )?ok [0-9]+( |$)/ { n++ }
-		END { printf "%s %d\n", seen ? plan : "none", n }'
-}
-
-# judge_test RC: the test's exit status and, for a kselftest, its plan.
+# judge_test RC: the test's exit status and, for a kselftest, its plan,
+# as the companion's one KTAP reader (bindlab_results ktap) reads it: no
+# result at all is a test that did not run (abort), a broken plan after
+# some results one that stopped early (bad).
 judge_test()
 {
-	local plan n
+	local lines n rc=0
 
 	if [ "${is_kselftest:-0}" = 1 ]; then
-		read -r plan n <<< "$(ktap_top "$run/output.log")"
-		if [ "$plan" = none ] || [ "$plan" = 0 ]; then
-			bl_log "$commit: ${test_cmd[0]} ran no test (KTAP plan: $plan, exit $1): abort"
+		lines=$("$BL_REPO_DIR/bindlab_results" ktap "$run/output.log" 2> "$run/ktap.err") || rc=$?
+		case $rc in
+		0 | 1) ;;
+		*)
+			bl_log "$commit: ${test_cmd[0]}: its KTAP cannot be read ($(head -n 1 "$run/ktap.err")): abort"
+			exit 128
+			;;
+		esac
+		# A plan of 0 (the filters selected nothing) runs no test either.
+		n=$(grep -vc -e '^plan ' -e '^skip ktap\.plan$' <<< "$lines" || true)
+		if [ "$n" = 0 ]; then
+			bl_log "$commit: ${test_cmd[0]} ran no test ($(head -n 1 "$run/ktap.err"), exit $1): abort"
 			exit 128
 		fi
-		if [ "$n" -lt "$plan" ]; then
-			bl_log "$commit: ${test_cmd[0]} stopped after $n of $plan planned tests (exit $1): bad"
+		if [ "$(tail -n 1 <<< "$lines")" != "plan ok" ]; then
+			bl_log "$commit: ${test_cmd[0]} stopped early after $n results ($(head -n 1 "$run/ktap.err"), exit $1): bad"
 			exit 1
 		fi
 	fi

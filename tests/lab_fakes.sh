@@ -165,11 +165,11 @@ started
 case $mode in
 pass|pass-slow)
 	[ "$mode" = pass ] || sleep 3
-	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2\n' ;;
+	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0\n' ;;
 fail) results 1 'TAP version 13\n1..2\nok 1 f.v.a\nnot ok 2 f.v.b\n' ;;
 skip) results 4 'TAP version 13\n1..1\nok 1 f.v.a # SKIP no ipv6\n' ;;
 unmet) results 0 'TAP version 13\n1..3\nok 1 f.v.a\n' ;;
-plan0) results 0 'TAP version 13\n1..0\n# Totals: pass:0\n' ;;
+plan0) results 0 'TAP version 13\n1..0\n# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0\n' ;;
 case:*) results 0 'reuseaddr same 100: 1.000 ms\n' "${mode#case:}" ;;
 noresult) results 0 'nothing\n' ;;
 disk-full)
