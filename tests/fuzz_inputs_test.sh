@@ -35,10 +35,20 @@ dev_state() {
 	find /dev -maxdepth 1 ! -name pts ! -name shm -printf '%y %M %p\n' | sort
 }
 
+# The repository's files, but for the test command's own logs
+# (BINDLAB_CHECK_LOGS), which grow meanwhile.
+repo_state() {
+	local logs=${BINDLAB_CHECK_LOGS:-}
+
+	logs=${logs#"$here"/}
+	git -C "$here" status --porcelain --ignored --untracked-files=all |
+		if [ -n "$logs" ]; then grep -vF -- " $logs/" || true; else cat; fi
+}
+
 state() {
 	dev_state
 	find / -maxdepth 1 -printf '%y %p\n' | sort
-	git -C "$here" status --porcelain --ignored --untracked-files=all
+	repo_state
 	host_net_state
 }
 
