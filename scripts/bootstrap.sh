@@ -87,6 +87,14 @@ if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
 		# shellcheck disable=SC2086
 		apt-get install -y -q $missing >/dev/null || {
 			echo "bootstrap: apt-get install$missing failed" >&2
+			# Debian 12 ships linux-source-6.12 through its security
+			# suite only, which debootstrap does not add.
+			case " $missing " in
+			*" linux-source-6.12 "*)
+				apt-cache show linux-source-6.12 >/dev/null 2>&1 ||
+					echo "bootstrap: no linux-source-6.12 in the apt sources: Debian 12 has it in bookworm-security" >&2
+				;;
+			esac
 			exit 2
 		}
 	fi
