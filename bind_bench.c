@@ -610,7 +610,7 @@ static int run_rounds(const struct opts *o, struct round_out **outs,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (outs[r] == MAP_FAILED) {
 			fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
-			return BL_EXIT_FAIL;
+			return BL_EXIT_USAGE;
 		}
 		bl_progress_init(&progress, r < o->warmup ? "warm-up" : "round",
 				 o->spec.n);
@@ -685,12 +685,13 @@ static int report(const struct opts *o, struct round_out **outs)
 		 port_kind(o->spec.port), o->spec.n, owner);
 	if (summarize(o, outs, &sum)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		return BL_EXIT_FAIL;
+		return BL_EXIT_USAGE;
 	}
 	if (!o->quiet)
 		print_summary(o, &sum, stdout);
+	/* The machine's error (a full disk, EFBIG), never a kernel verdict. */
 	if (o->json && write_json(o, case_id, outs, &sum))
-		ret = BL_EXIT_FAIL;
+		ret = BL_EXIT_USAGE;
 	/* The reproducer's line, last: the median round when there are several. */
 	printf("%s %s %ld%s: %.3f ms\n", o->mode, o->addrs, o->spec.n,
 	       owner, sum.total.p50);
@@ -710,7 +711,7 @@ int main(int argc, char **argv)
 	prog = basename(argv[0]);
 	bl_stdio_guard();
 	/*
-	 * A file size limit is a write error like any other (EFBIG, exit 1
+	 * A file size limit is a write error like any other (EFBIG, exit 2
 	 * with the errno), not a SIGXFSZ that kills the run unexplained.
 	 */
 	signal(SIGXFSZ, SIG_IGN);
@@ -728,7 +729,7 @@ int main(int argc, char **argv)
 	outs = mmap(NULL, total_rounds * sizeof(*outs), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (outs == MAP_FAILED)
-		return BL_EXIT_FAIL;
+		return BL_EXIT_USAGE;
 	if (!o.quiet)
 		print_header(&o);
 	ret = run_rounds(&o, outs, out_size);

@@ -663,7 +663,7 @@ static int churn_rounds(const struct churn_opts *o, struct churn_out ***outs,
 			if (outs[v][r] == MAP_FAILED) {
 				fprintf(stderr, "%s: mmap: %s\n", prog,
 					strerror(errno));
-				return BL_EXIT_FAIL;
+				return BL_EXIT_USAGE;
 			}
 			ret = churn_run(o, o->reuse[v], outs[v][r]);
 			if (ret) {
@@ -697,7 +697,7 @@ static int churn_main(int argc, char **argv)
 		outs[v] = calloc(o.rounds, sizeof(**outs));
 	if (!outs || !outs[o.nreuse - 1]) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-		return BL_EXIT_FAIL;
+		return BL_EXIT_USAGE;
 	}
 	if (!o.quiet)
 		churn_header(&o);
@@ -708,12 +708,13 @@ static int churn_main(int argc, char **argv)
 	for (v = 0; v < o.nreuse; v++) {
 		if (churn_summarize(&o, o.reuse[v], outs[v], &sums[v])) {
 			fprintf(stderr, "%s: out of memory\n", prog);
-			return BL_EXIT_FAIL;
+			return BL_EXIT_USAGE;
 		}
 		print_sum(&o, &sums[v]);
 	}
+	/* The machine's error (a full disk, EFBIG), never a kernel verdict. */
 	if (o.json && churn_json(&o, outs, sums))
-		ret = BL_EXIT_FAIL;
+		ret = BL_EXIT_USAGE;
 	for (v = 0; v < o.nreuse; v++) {
 		churn_sum_free(&sums[v]);
 		for (r = 0; r < o.rounds; r++)

@@ -104,7 +104,9 @@ REST = [['bind_bhash_test'], ['bind_fastreuse'], ['tw_reuse_loopback'],
 
 
 def die(msg):
-    sys.stderr.write('mutants.py: %s\n' % msg.replace('\n', ' '))
+    # One line, whatever a table carried: its control characters escaped.
+    msg = ''.join(c if c.isprintable() else '\\x%02x' % ord(c) for c in msg)
+    sys.stderr.write('mutants.py: %s\n' % msg)
     sys.exit(2)
 
 
@@ -366,11 +368,20 @@ def write_json(path, obj):
     write_file(path, json.dumps(obj, indent=1) + '\n')
 
 
+def unique_keys(pairs):
+    """An object whose key is given twice is corrupt: which one counts
+    would be a guess (the C tools refuse it too)."""
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError('a key given twice in one object')
+    return dict(pairs)
+
+
 def read_json(path, what):
     """path's JSON; a missing, unreadable or corrupt file is an error."""
     try:
         with open(path, encoding='utf-8') as f:
-            return json.load(f)
+            return json.load(f, object_pairs_hook=unique_keys)
     except FileNotFoundError:
         die('no %s %s' % (what, path))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
@@ -434,6 +445,10 @@ def load_table(path, missing_ok=False):
     if not isinstance(ab, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in ab.items()):
         die('table %s: "about" is not an object of strings' % path)
+    # Rows say which tree they were made on; a table that does not is
+    # of no known tree, and its rows cannot be checked against one.
+    if t['mutants'] and not ab.get('tree'):
+        die('table %s: rows, but no "about" tree' % path)
     seen = set()
     for r in t['mutants']:
         why = check_row(r, ab.get('tree'))

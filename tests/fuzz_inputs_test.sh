@@ -3,8 +3,10 @@
 #
 # The fuzzer generated from tests/inputs.tsv (tests/fuzz/inputs_fuzz.py):
 # boundary values for every row with a probe, each checked against the
-# row's promise. Seeded (BINDLAB_FUZZ_SEED, else random; printed first),
-# bounded (BINDLAB_FUZZ_BUDGET seconds, default 80, two at a time);
+# row's promise, and the families tried on every row they fit (locale,
+# an earlier output, two runs at once, a full disk). Seeded
+# (BINDLAB_FUZZ_SEED, else random; printed first), bounded
+# (BINDLAB_FUZZ_BUDGET seconds, default 80, two at a time);
 # BINDLAB_FUZZ_ROWS=REGEX fuzzes only the rows whose name matches. It
 # runs in a mount namespace of its own whose /tmp is a fresh tmpfs, so
 # that this test also sees whatever a program writes to /tmp; afterwards

@@ -10,6 +10,7 @@ a clean exit, one line if refused).
 import itertools
 import json
 import random
+import subprocess
 
 from values import Case
 
@@ -146,8 +147,56 @@ def lava_cases(fix, base, rng):
         gap = [r for r in doc if r is not bench[0]]
         unit = [dict(r, units="s") if r is bench[0] else r for r in doc]
         bad += [(gap, "gap"), (unit, "wrong-unit")]
+    # Two jobs in one import: another job's records, a result changed.
+    other = [dict(r) for r in doc]
+    other[k]["result"] = "fail" if other[k]["result"] == "pass" else "pass"
+    bad.append((doc + other, "two-jobs"))
     for d, t in bad:
         out.append(Case(_write(fix, json.dumps(d).encode(), ".json"), False, t))
+    # Part of a job: imported, but its summary must not pass.
+    job = [r for r in doc if r.get("definition") == "lava"]
+    part = [(job, "job-only"), ([r for r in doc if r not in bench], "no-samples"),
+            (job + [r for r in doc if r.get("result") == "pass"][:3], "three-passes")]
+    for d, t in part:
+        out.append(Case(_write(fix, json.dumps(d).encode(), ".json"), False, t,
+                        expect=summary_fails))
+    return out
+
+
+# The project's results tool (set by inputs_fuzz.py): it judges imports.
+RESULTS = "bindlab_results"
+
+
+def summary_fails(row, r):
+    """A partial import: refused, or imported and its summary fails."""
+    if r.rc != 0:
+        return None if r.rc in (1, 2, 4) else "exit %s" % r.rc
+    s = subprocess.run([RESULTS, "summary", r.out_path], capture_output=True, timeout=10)
+    if s.returncode == 0:
+        return "a partial job's import passes its summary"
+    return None
+
+
+def table_cases(fix, base, rng):
+    """The mutation table (kernel/mutants.py): validated whole when read,
+    any fault an error (exit 2, one line), never a score."""
+    with open(base, encoding="utf-8") as f:
+        doc = json.load(f)
+    out = json_cases(fix, base, rng, [("mutants", 0, "verdict"), ("mutants", 0, "id"),
+                                      ("mutants", 0, "tree"), ("mutants",), ("about",)])
+    row = doc["mutants"][0]
+
+    def with_rows(rows):
+        return dict(doc, mutants=rows)
+    bad = [(with_rows(doc["mutants"] + [row]), "duplicate"),
+           (with_rows([dict(row, verdict="survived ")] + doc["mutants"][1:]), "padded"),
+           (with_rows([dict(row, verdict="zombie")] + doc["mutants"][1:]), "unknown-word"),
+           (with_rows([dict(row, tree="0000000")] + doc["mutants"][1:]), "other-tree"),
+           (with_rows([dict(row, verdict="survived")] + doc["mutants"][1:]), "survivor-with-test"),
+           ({"mutants": doc["mutants"]}, "no-about")]
+    for d, t in bad:
+        out.append(Case(_write(fix, json.dumps(d).encode(), ".json"), False, t))
+    out.append(Case(fix + "/no-such-table.json", False, "path-missing"))
     return out
 
 
@@ -165,4 +214,6 @@ def cases(row, fix, rng):
         return cases_table_cases(fix, fix + "/cases", rng)
     if fmt == "lava-json":
         return lava_cases(fix, fix + "/lava.json", rng)
+    if fmt == "mutants-table":
+        return table_cases(fix, fix + "/table.json", rng)
     return []

@@ -9,7 +9,11 @@ itself, unreadable, read-only, RLIMIT_FSIZE and RLIMIT_NOFILE), each run
 by the probe and judged by the row's promise: the exit status, a one-line
 error that names the program, nothing written where it must not be, no
 process left. Rows of files are fuzzed by mutating a valid file of the
-format; signal rows are sent their signals at random times.
+format; signal rows are sent their signals at random times. Then the
+families, each tried on every row it fits: the row's first case again
+under a de_DE or tr_TR locale (C's exit, error and stdout); for rows
+that write a destination, one that holds an earlier file, two runs at
+once on one new destination, and a destination whose disk is full.
 
 usage: inputs_fuzz.py REPO TMP SEED BUDGET_SECONDS; TAP on stdout.
 """
@@ -18,7 +22,9 @@ import sys
 sys.dont_write_bytecode = True
 
 import concurrent.futures
+import glob
 import itertools
+import json
 import os
 import random
 import re
@@ -27,6 +33,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import threading
 import time
 
 import values
@@ -177,11 +184,11 @@ def written(work):
     return files
 
 
-def run(row, case, n):
-    """Run one case of row; a Result."""
+def start(row, case, n, out_path=None):
+    """Start one case of row; what finish() needs."""
     mark = "%d.%d" % (SEED, n)
     work = "%s/work/%d" % (TMP, n)
-    out_path = "%s/out/%d.json" % (TMP, n)
+    out_path = out_path or "%s/out/%d.json" % (TMP, n)
     argv, extra = argv_of(row, case.value, out_path)
     env = base_env(row, mark)
     env.update(own_dirs(work))
@@ -189,13 +196,21 @@ def run(row, case, n):
     env.update(case.env)
     tags = known_tags(row)
     limit = 2 if tags is not None and (not tags or case.tag in tags) else TIMEOUT[row.mode]
+    p = subprocess.Popen(ISOLATE + case.wrap + argv, env=env, cwd=work,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    return p, mark, work, out_path, limit
+
+
+def finish(p, mark, work, out_path, limit):
+    """Wait for a started case (bounded); its Result."""
     try:
-        p = subprocess.run(ISOLATE + case.wrap + argv, env=env, cwd=work,
-                           stdin=subprocess.DEVNULL, capture_output=True,
-                           timeout=limit, start_new_session=True)
-        rc, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, out, err = "timeout", e.stdout or b"", e.stderr or b""
+        out, err = p.communicate(timeout=limit)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc = "timeout"
     if marked(mark):
         time.sleep(0.1)
     left = reap(mark)
@@ -204,6 +219,11 @@ def run(row, case, n):
     r = Result(rc, out, err, left, files)
     r.out_path, r.limit = out_path, limit
     return r
+
+
+def run(row, case, n, out_path=None):
+    """Run one case of row; a Result."""
+    return finish(*start(row, case, n, out_path))
 
 
 # run.sh passes on the one-line error of the tool it ran.
@@ -378,7 +398,7 @@ def cases_of(row, rng):
 
 def fuzz_row(row, rng, counter, deadline):
     """Run the row's cases; (cases run, failures as (case, why), tags run)."""
-    fails, ran, tags = [], 0, set()
+    fails, ran, tags, seen = [], 0, set(), []
     for case in cases_of(row, rng):
         if time.monotonic() > deadline:
             break
@@ -388,7 +408,212 @@ def fuzz_row(row, rng, counter, deadline):
         why = judge(row, case, r)
         if why:
             fails.append((case, why))
+        if not case.wrap and not case.expect and r.rc != "timeout":
+            seen.append((case, r))
+    for family in FAMILIES:
+        if time.monotonic() > deadline:
+            break
+        n, f_fails = family(row, rng, counter, seen)
+        ran += n
+        if n:
+            tags.add(family.__name__)
+            with FAMILY_LOCK:
+                FAMILY_RUNS[family.__name__] = FAMILY_RUNS.get(family.__name__, 0) + n
+        fails += f_fails
     return ran, fails, tags
+
+
+# Families: one fault tried on every row it fits, so that a new row of a
+# kind gets them with no edit here. Each returns (runs, failures).
+FAMILY_LOCK = threading.Lock()
+FAMILY_RUNS = {}
+LOCALES = {}
+
+
+def make_locales():
+    """A decimal comma (de_DE) and an alphabet whose [a-z] has no i
+    (tr_TR), made with localedef into the run's directory; none when the
+    machine cannot make them (the family is then reported skipped)."""
+    loc = TMP + "/loc"
+    os.makedirs(loc)
+    for name in ("de_DE", "tr_TR"):
+        subprocess.run(["localedef", "-i", name, "-f", "UTF-8", "%s/%s.UTF-8" % (loc, name)],
+                       capture_output=True, check=False)
+    env = dict(os.environ, LOCPATH=loc)
+    comma = subprocess.run(["locale", "decimal_point"], capture_output=True, text=True,
+                           env=dict(env, LC_ALL="de_DE.UTF-8")).stdout.strip() == ","
+    no_i = subprocess.run(["bash", "-c", "[[ i =~ ^[a-z]$ ]]"], capture_output=True,
+                          env=dict(env, LC_ALL="tr_TR.UTF-8")).returncode != 0
+    if comma and no_i:
+        for name in ("de_DE", "tr_TR"):
+            LOCALES[name] = {b"LOCPATH": loc.encode(), b"LC_ALL": name.encode() + b".UTF-8"}
+
+
+def same_text(b):
+    """Output with this run's own paths (its number) taken out."""
+    return re.sub(rb"/(work|out|pre|conc)/[0-9]+", b"/N", b)
+
+
+def locale(row, rng, counter, seen):
+    """The row's first case again under another locale: C's exit, and for
+    the deterministic modes C's error line and stdout."""
+    if not LOCALES or not seen:
+        return 0, []
+    case, base = next(((c, r) for c, r in seen if c.valid), seen[0])
+    name = rng.choice(sorted(LOCALES))
+    env = dict(case.env)
+    env.update(LOCALES[name])
+    # A new destination stays new: the first run made it.
+    value = case.value + b"-" + name.encode() if case.tag == "path-new" else case.value
+    c = values.Case(value, case.valid, "locale-" + name, env=env)
+    r = run(row, c, next(counter))
+    for res, v in ((r, value), (base, case.value)):
+        res.out, res.err = res.out.replace(v, b"{V}"), res.err.replace(v, b"{V}")
+    why = None
+    if r.rc != base.rc:
+        why = "exit %s under LC_ALL=%s.UTF-8, %s under C" % (r.rc, name, base.rc)
+    elif r.rc != 0 and same_text(r.err.split(b"\n")[0]) != same_text(base.err.split(b"\n")[0]):
+        why = "another error under %s: %r, C: %r" % (name, r.err[:100], base.err[:100])
+    elif row.mode in ("check", "content") and same_text(r.out) != same_text(base.out):
+        why = "another stdout under %s: %r, C: %r" % (name, r.out[:100], base.out[:100])
+    return 1, [(c, why)] if why else []
+
+
+def real_outputs(row):
+    """Rows that really write a destination: the families below."""
+    return row.mode == "real" and row.valid != "-" and row.grammar.split(" ")[0] in ("out", "out-", "outdir")
+
+
+ALIEN = b"zz_alien_marker"
+
+
+def alien_run(path):
+    """An earlier run's file, marked: nothing of it may reach an output."""
+    with open(FIX + "/run2.json", "rb") as f:
+        data = f.read().replace(b"reuseaddr", ALIEN, 1)
+    with open(path, "wb") as f:
+        f.write(data)
+    return data
+
+
+def pre_existing(row, rng, counter, seen):
+    """A destination that holds an earlier file: replaced whole, or left
+    as it was when refused; a directory's other files left alone."""
+    if not real_outputs(row):
+        return 0, []
+    n = next(counter)
+    place = "%s/pre/%d" % (TMP, n)
+    os.makedirs(place)
+    outdir = row.grammar.startswith("outdir")
+    dest = place if outdir else place + "/x.json"
+    old = alien_run(place + "/alien.json" if outdir else dest)
+    c = values.Case(dest, True, "pre-existing")
+    r = run(row, c, n, out_path=dest)
+    why = judge(row, c, r)
+    if not why and outdir:
+        with open(place + "/alien.json", "rb") as f:
+            if f.read() != old:
+                why = "a file of the directory that the run did not write changed"
+        for name in os.listdir(place):
+            if name != "alien.json" and ALIEN in open(place + "/" + name, "rb").read():
+                why = "%s carries the earlier file's data" % name
+    elif not why:
+        with open(dest, "rb") as f:
+            now = f.read()
+        if r.rc != 0 and now != old:
+            why = "refused (exit %s), yet the earlier file changed" % r.rc
+        if r.rc == 0 and ALIEN in now:
+            why = "the output carries the earlier file's data (merged, not replaced)"
+    return 1, [(c, why)] if why else []
+
+
+def two_at_once(row, rng, counter, seen):
+    """Two runs at once, one new destination. A file: both end as one run
+    alone would (never a refusal), and one whole output is left, no
+    temporary. A directory (new or empty): one may refuse it with one
+    line; every file a run lists exists."""
+    if not real_outputs(row):
+        return 0, []
+    n = next(counter)
+    place = "%s/conc/%d" % (TMP, n)
+    os.makedirs(place)
+    outdir = row.grammar.startswith("outdir")
+    dest = place + ("/d" if outdir else "/x.json")
+    c = values.Case(dest, True, "two-at-once")
+    started = [start(row, c, next(counter), out_path=dest) for _ in range(2)]
+    rs = [finish(*s) for s in started]
+    why = None
+    for r in rs:
+        why = why or (judge_invalid(row, c, r) if outdir and r.rc == 2 else judge(row, c, r))
+    if not why and not outdir and (rs[0].rc != rs[1].rc or rs[0].rc == 2):
+        why = "exits %s and %s: a run failed for the other's sake: %r" % (
+            rs[0].rc, rs[1].rc, (rs[0].err or rs[1].err)[:100])
+    if not why and all(r.rc == 2 for r in rs):
+        why = "both runs refused: %r" % rs[0].err[:100]
+    names = [os.path.relpath(os.path.join(t, f), place) for t, _, fs in os.walk(place) for f in fs]
+    if not why and any(".tmp." in f for f in names):
+        why = "a temporary file left: %s" % names
+    if not why and outdir:
+        listed = [w for r in rs if r.rc == 0 for line in r.out.split(b"\n")
+                  for w in line.split(b"\t")[1:] if w.startswith(dest.encode())]
+        gone = [w for w in listed if not os.path.exists(w)]
+        if gone:
+            why = "listed, yet gone: %s" % gone[:2]
+    elif not why:
+        try:
+            with open(dest, encoding="utf-8") as f:
+                json.load(f)
+        except (OSError, ValueError) as e:
+            why = "the destination is not one whole JSON document: %s" % e
+    return 2, [(c, why)] if why else []
+
+
+def full_disk(row, rng, counter, seen):
+    """The destination's file system fills up: an error (exit 2, one
+    line), never a verdict; the earlier file as it was, no temporary."""
+    if not real_outputs(row):
+        return 0, []
+    n = next(counter)
+    place = "%s/full/%d" % (TMP, n)
+    os.makedirs(place)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "bindlab-full", place],
+                      capture_output=True).returncode:
+        return 0, []
+    try:
+        outdir = row.grammar.startswith("outdir")
+        dest = place + ("/d" if outdir else "/x.json")
+        if outdir:
+            os.makedirs(dest)
+        else:
+            alien_run(dest)
+        before = sorted(os.listdir(place))
+        old = None if outdir else open(dest, "rb").read()
+        fd = os.open(place + "/filler", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        os.close(fd)
+        c = values.Case(dest, False, "full-disk")
+        r = run(row, c, n, out_path=dest)
+        why = judge_invalid(row, c, r) if r.rc != 1 else \
+            "exit 1 (a verdict) on a full disk, want 2: %r" % r.err[:100]
+        if r.rc == 0:
+            why = "exit 0 on a full disk"
+        left = sorted(os.listdir(place))
+        if not why and left != sorted(before + ["filler"]):
+            why = "left on the full disk: %s" % sorted(set(left) - set(before))
+        if not why and outdir and os.listdir(dest):
+            why = "wrote part of its output: %s" % os.listdir(dest)[:3]
+        if not why and not outdir and open(dest, "rb").read() != old:
+            why = "the earlier file changed"
+        return 1, [(c, why)] if why else []
+    finally:
+        subprocess.run(["umount", "-l", place], capture_output=True)
+
+
+FAMILIES = [locale, pre_existing, two_at_once, full_disk]
 
 
 def ktap_judge(row, case, r):
@@ -502,6 +727,9 @@ def make_fixtures():
         f.truncate(257 << 20)   # sparse: over the 256 MiB limit, no disk
     shutil.copy(REPO + "/cases", FIX + "/cases")
     shutil.copy(REPO + "/tests/lava/results.json", FIX + "/lava.json")
+    shutil.copy(sorted(glob.glob(REPO + "/kernel/mutation/table-*.json"))[0], FIX + "/table.json")
+    content.RESULTS = REPO + "/bindlab_results"
+    make_locales()
 
 
 def work(row, counter, deadline):
@@ -544,6 +772,8 @@ def main():
         print("# " + b)
     secs = time.monotonic() - t0
     print("# inputs by row kind: " + ", ".join("%s %d" % kv for kv in sorted(by_kind.items())))
+    print("# of them, by family: " + ", ".join("%s %d" % kv for kv in sorted(FAMILY_RUNS.items())) +
+          ("" if LOCALES else "; locale not run: localedef cannot make de_DE and tr_TR here"))
     print("# %d inputs in %.1f s, seed %d%s" % (sum(by_kind.values()), secs, SEED,
           ", budget exhausted: later rows cut short" if time.monotonic() > deadline else ""))
     print("end\t%d rows" % n)
