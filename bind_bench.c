@@ -78,7 +78,8 @@ static void print_usage(FILE *f)
 		"                           (reuseaddr|reuseport|both|none) to the first address;\n"
 		"                           with -p 0 it picks the port\n"
 		"  -h, --help               this text\n"
-		"exit: 0 ok, 1 error, 2 usage, 4 skip (no privilege, netns, IPv6)\n",
+		"exit: 0 ok, 1 a round failed, 2 usage or output not written,\n"
+		"      4 skip (no privilege, netns, IPv6)\n",
 		prog, DEFAULT_PORT, DEFAULT_BUCKETS);
 }
 

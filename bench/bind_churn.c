@@ -83,7 +83,8 @@ static void churn_usage(FILE *f)
 		"  -h, --help               this text\n"
 		"the experiment of \"net-tcp: extend tcp_tw_reuse sysctl to enable loopback\n"
 		"only optimization\": %s%s -p 32768-65535 -n 50000 -R 0,2 -t 300\n"
-		"exit: 0 ok, 1 error, 2 usage, 4 skip (no privilege, netns, IPv6)\n",
+		"exit: 0 ok, 1 a round failed, 2 usage or output not written,\n"
+		"      4 skip (no privilege, netns, IPv6)\n",
 		prog, sub, CHURN_N, CHURN_MAX_N, CHURN_T, CHURN_MAX_T,
 		CHURN_MAX_ROUNDS, prog, sub);
 }
