@@ -505,15 +505,20 @@ run_fixed_rest()
 
 rm -f "$lab"/kill-*.result "$lab/bisect.why"
 vm_start=$SECONDS
+# Both in the background, even one lane: while this shell waits in
+# "wait", a signal's trap runs at once; behind a foreground command bash
+# would hold it until that VM ended.
 if [ "$lanes" -ge 2 ]; then
 	lane_a &
 	pid_a=$!
-	lane_b
-	wait "$pid_a"
+	lane_b &
 else
-	lane_a
-	lane_b
+	{ lane_a; lane_b; } &
+	pid_a=
 fi
+pid_b=$!
+[ -z "$pid_a" ] || wait "$pid_a"
+wait "$pid_b"
 step "VMs done in $((SECONDS - vm_start)) s"
 
 # --- 3. before/after: the four cases of the fastreuse fix's table -----------
