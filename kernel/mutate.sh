@@ -200,7 +200,9 @@ run_stage()
 	fi
 	t0=$(date +%s.%N)
 	vm_rc=0
-	"$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
+	# bl_run, not a foreground command: a signal is heard at once, not
+	# when the VM ends.
+	bl_run "$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
 		-c "$script" > "$dir.vm.out" 2> "$dir.vm.err" || vm_rc=$?
 	# No times: the guest died before its first program; all of it was boot.
 	[ -f "$dir/times" ] || : > "$dir/times"
@@ -228,7 +230,7 @@ run_mutant()
 	echo "bindlab mutant: $id" >> "$tree/README"
 	t0=$SECONDS
 	rc=0
-	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" -n mutate \
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" -n mutate \
 		> "$mine/build.out" 2> "$mine/build.err" || rc=$?
 	build_s=$((SECONDS - t0))
 	case $rc in
