@@ -487,6 +487,15 @@ def real_outputs(row):
 ALIEN = b"zz_alien_marker"
 
 
+def new_place(row, family, counter):
+    """The run's number, a new folder of the family's own, and whether
+    row writes a directory (else a file)."""
+    n = next(counter)
+    place = "%s/%s/%d" % (TMP, family, n)
+    os.makedirs(place)
+    return n, place, row.grammar.startswith("outdir")
+
+
 def alien_run(path):
     """An earlier run's file, marked: nothing of it may reach an output."""
     with open(FIX + "/run2.json", "rb") as f:
@@ -501,10 +510,7 @@ def pre_existing(row, rng, counter, seen):
     as it was when refused; a directory's other files left alone."""
     if not real_outputs(row):
         return 0, []
-    n = next(counter)
-    place = "%s/pre/%d" % (TMP, n)
-    os.makedirs(place)
-    outdir = row.grammar.startswith("outdir")
+    n, place, outdir = new_place(row, "pre", counter)
     dest = place if outdir else place + "/x.json"
     old = alien_run(place + "/alien.json" if outdir else dest)
     c = values.Case(dest, True, "pre-existing")
@@ -534,10 +540,7 @@ def two_at_once(row, rng, counter, seen):
     line; every file a run lists exists."""
     if not real_outputs(row):
         return 0, []
-    n = next(counter)
-    place = "%s/conc/%d" % (TMP, n)
-    os.makedirs(place)
-    outdir = row.grammar.startswith("outdir")
+    _, place, outdir = new_place(row, "conc", counter)
     dest = place + ("/d" if outdir else "/x.json")
     c = values.Case(dest, True, "two-at-once")
     started = [start(row, c, next(counter), out_path=dest) for _ in range(2)]
@@ -573,14 +576,11 @@ def full_disk(row, rng, counter, seen):
     line), never a verdict; the earlier file as it was, no temporary."""
     if not real_outputs(row):
         return 0, []
-    n = next(counter)
-    place = "%s/full/%d" % (TMP, n)
-    os.makedirs(place)
+    n, place, outdir = new_place(row, "full", counter)
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "bindlab-full", place],
                       capture_output=True).returncode:
         return 0, []
     try:
-        outdir = row.grammar.startswith("outdir")
         dest = place + ("/d" if outdir else "/x.json")
         if outdir:
             os.makedirs(dest)
