@@ -163,11 +163,6 @@ known_bug_report() {
 # before it; its counts go to $logs/lab.lane for the main lane to add.
 lab_lane() {
 	trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
-	# The lab at the machine's normal priority, not the lab scripts' own
-	# nice 19: on a shared machine any other load starves a nice 19 lane
-	# (kernel_lab warm beside two busy loops: over 1300 s at 19, 304 s
-	# at 0).
-	export BINDLAB_NICE=${BINDLAB_NICE:-0}
 	# The LAVA root (debootstrap and Debian's LAVA packages: minutes cold,
 	# mostly waiting on the mirror) is built while the lab builds kernels;
 	# lava_server_test.sh waits on its lock and builds it itself if this
