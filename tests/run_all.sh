@@ -11,10 +11,14 @@
 # line: "check: N passed, N failed, N skipped". Exit 0 when nothing failed,
 # else 1.
 #
-# Two lanes: the lab (kernel builds and VMs, mostly waiting on one core
-# each) runs beside the host components, its lines prefixed "lab| ".
-# Neither lane touches what the other's checks read: the lab's VMs and
-# chroot live in namespaces of their own.
+# Three lanes, each its components in turn: the host components that
+# time or signal what they test (unprefixed), the gates that time nothing
+# (documents' commands, style, sanitizers, fuzzers; lines prefixed
+# "gate| ") and the kernel lab (kernel builds and VMs; "lab| "). All run
+# at the caller's priority: a lane at nice 19 starves beside any other
+# load on a shared machine (the lab beside two busy loops: over 22 min).
+# No lane touches what another's checks read: the lab's VMs and chroot
+# and every test's sockets and mounts live in namespaces of their own.
 #
 # The running kernel is not what is judged here: a failing host kselftest
 # that tests/kernel_detectors lists, and that the kernel lab proved in
@@ -48,8 +52,8 @@ kill_tree() {
 	kill -TERM "$1" 2>/dev/null
 }
 prep=
-lane=
-trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; [ -n "$lane" ] && kill_tree "$lane"; exit 1' INT TERM HUP
+lanes=()
+trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; for l in "${lanes[@]}"; do kill_tree "${l#*:}"; done; exit 1' INT TERM HUP
 
 # heartbeat NAME LOG: while the component runs, a line every $beat seconds
 # with its latest output line, so that CI logs show what it is doing.
@@ -160,9 +164,10 @@ known_bug_report() {
 }
 
 # lab_lane: the kernel lab's components, in the order each needs the one
-# before it; its counts go to $logs/lab.lane for the main lane to add.
+# before it.
 lab_lane() {
-	trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
+	# The lab scripts' own default is nice 19, for a developer's desktop.
+	export BINDLAB_NICE=${BINDLAB_NICE:-0}
 	# The LAVA root (debootstrap and Debian's LAVA packages: minutes cold,
 	# mostly waiting on the mirror) is built while the lab builds kernels;
 	# lava_server_test.sh waits on its lock and builds it itself if this
@@ -181,14 +186,59 @@ lab_lane() {
 	# The patches, and the net-next selftest in the lab's stock and fixed
 	# kernels.
 	run_part upstream "$here/tests/upstream_test.sh"
-	echo "$pass $fail $skip $xfail$failed_parts" >"$logs/lab.lane"
+}
+
+# gate_lane: checks that time nothing, so that a busy core beside them
+# changes no verdict.
+gate_lane() {
+	# Every command the documents show, as printed (those that boot no kernel).
+	run_part readme "$here/tests/readme_test.sh"
+	run_part style "$here/tests/style_test.sh"
+	run_part sanitize "$here/tests/sanitize_test.sh"
+	run_part fuzz "$here/tests/fuzz_test.sh"
+	run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
+	run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
+	run_part mutants_table "$here/tests/mutants_table_test.sh"
+}
+
+# start_lane NAME FUNC: FUNC's components in the background, each line
+# prefixed "NAME| "; its counts go to $logs/NAME.lane for join_lanes.
+start_lane() {
+	{
+		(
+			trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
+			"$2"
+			echo "$pass $fail $skip $xfail$failed_parts" >"$logs/$1.lane"
+		) 2>&1 </dev/null | sed -u "s/^/$1| /"
+	} &
+	lanes+=("$1:$!")
+}
+
+# join_lanes: wait for each lane and add its counts; a lane that died
+# before its last line is a failure of its own.
+join_lanes() {
+	local l p f s x parts
+
+	for l in "${lanes[@]}"; do
+		echo "== waiting for the ${l%%:*} lane"
+		wait "${l#*:}"
+		if read -r p f s x parts <"$logs/${l%%:*}.lane" 2>/dev/null; then
+			pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
+			failed_parts="$failed_parts $parts"
+		else
+			fail=$((fail + 1))
+			failed_parts="$failed_parts ${l%%:*}"
+			echo "not ok ${l%%:*} lane: ended without its counts ($logs/${l%%:*}.lane)"
+		fi
+	done
+	lanes=()
 }
 
 echo "check: logs in $logs"
 if [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ]; then
-	{ lab_lane 2>&1 </dev/null | sed -u 's/^/lab| /'; } &
-	lane=$!
+	start_lane lab lab_lane
 fi
+start_lane gate gate_lane
 run_part unit "$here/tests/lib_test"
 run_part layout "$here/tests/layout_test.sh"
 run_part cli "$here/tests/cli_test.sh"
@@ -202,37 +252,14 @@ run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE -u KSFT_M
 	make -s -C "$here" run_tests
 run_part known_bug "$here/tests/known_bug_test.sh"
 run_part compare "$here/tests/compare_test.sh"
-# Every command the documents show, as printed (those that boot no kernel).
-run_part readme "$here/tests/readme_test.sh"
 run_part names "$here/tests/names_test.sh"
 run_part lava "$here/tests/lava_test.sh"
-run_part style "$here/tests/style_test.sh"
-run_part sanitize "$here/tests/sanitize_test.sh"
-run_part fuzz "$here/tests/fuzz_test.sh"
-run_part fuzz_entry "$here/tests/fuzz_entry_test.sh"
-run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
-run_part mutants_table "$here/tests/mutants_table_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 run_part bisect_exit "$here/tests/bisect_exit_test.sh"
 run_part locale "$here/tests/locale_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
-if [ -n "$lane" ]; then
-	echo "== waiting for the lab lane"
-	wait "$lane"
-	lane=
-	# A lane that died before its last line is a failure of its own.
-	if read -r p f s x parts <"$logs/lab.lane" 2>/dev/null; then
-		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
-		failed_parts="$failed_parts $parts"
-	else
-		fail=$((fail + 1))
-		failed_parts="$failed_parts lab"
-		echo "not ok lab lane: ended without its counts ($logs/lab.lane)"
-	fi
-else
-	run_part upstream "$here/tests/upstream_test.sh"
-fi
-
+[ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] || run_part upstream "$here/tests/upstream_test.sh"
+join_lanes
 echo
 kernel_report
 known_bug_report
