@@ -104,7 +104,7 @@ lavacli()
 # server_stage: each kernel's job staged in OUT/NAME, and uploaded.
 server_stage()
 {
-	local k name dir image base
+	local k name dir base
 
 	mkdir -p "$work/xdg"
 	if [ -n "$identity" ]; then
@@ -116,7 +116,7 @@ server_stage()
 		dir=$out/$name
 		rm -rf "$dir/api" "$dir/job.id" "$dir/lava.json" "$dir/results.json"
 		mkdir -p "$dir"
-		image=$(resolve_kernel "$k") || bl_die 126 "no kernel image for $k"
+		resolve_kernel "$k" || bl_die 126 "no kernel image for $k"
 		[ -f "$image" ] || bl_die 126 "no kernel image for $k"
 		base=${artifacts%/}/$name
 		[ -n "$artifacts" ] || base=file://$(inside "$dir")

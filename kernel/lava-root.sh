@@ -119,7 +119,9 @@ bl_lava_build_root()
 	# debootstrap mounts proc and sys in the root it makes: in mount and
 	# PID namespaces of its own, so that the host's mount table never
 	# shows them and a kill takes every process of it.
-	if ! bl_nice setpriv --pdeathsig KILL -- unshare --mount --propagation private \
+	# Each step waited for, not in the foreground: a signal gets in at
+	# once, not after minutes of apt.
+	if ! bl_run nice -n "$BINDLAB_NICE" unshare --mount --propagation private \
 		--pid --fork --kill-child -- \
 		debootstrap --variant=minbase bookworm "$tmp" "$(bl_lava_mirror)" \
 		> "$BL_LAVA_DIR/debootstrap.log" 2>&1; then
@@ -133,14 +135,16 @@ bl_lava_build_root()
 	# No fsync per file: a root cut short is never renamed into place.
 	echo force-unsafe-io > "$tmp/etc/dpkg/dpkg.cfg.d/bindlab-unsafe-io"
 	# shellcheck disable=SC2086 # a list of package names
-	if ! (DEBIAN_FRONTEND=noninteractive bl_lava_in_root "$tmp" apt-get install -y -q \
-		--no-install-recommends $BL_LAVA_PKGS) > "$log" 2>&1; then
+	(DEBIAN_FRONTEND=noninteractive bl_lava_in_root "$tmp" apt-get install -y -q \
+		--no-install-recommends $BL_LAVA_PKGS) > "$log" 2>&1 &
+	if ! wait $!; then
 		tail -n 5 "$log" >&2
 		bl_die 126 "apt-get install in the root failed, see $log"
 	fi
 	(bl_lava_in_root "$tmp" apt-get clean) > /dev/null 2>&1 || true
-	if ! (bl_lava_in_root --net "$tmp" /bin/sh -s "$BL_LAVA_PG" \
-		< "$BL_REPO_DIR/lava/server/make-db.sh") > "$BL_LAVA_DIR/make-db.log" 2>&1; then
+	(bl_lava_in_root --net "$tmp" /bin/sh -s "$BL_LAVA_PG" \
+		< "$BL_REPO_DIR/lava/server/make-db.sh") > "$BL_LAVA_DIR/make-db.log" 2>&1 &
+	if ! wait $!; then
 		tail -n 5 "$BL_LAVA_DIR/make-db.log" >&2
 		bl_die 126 "cannot make the server's database, see $BL_LAVA_DIR/make-db.log"
 	fi
@@ -162,7 +166,10 @@ bl_lava_ensure_root()
 {
 	mkdir -p "$BL_LAVA_DIR"
 	exec 8> "$BL_LAVA_DIR/root.lock"
-	flock 8
+	# Waited for (another run may be building the root for minutes): a
+	# signal gets in at once. The lock is the open file's, so it stays
+	# held here after flock exits.
+	bl_run flock 8 || bl_die 126 "no lock on $BL_LAVA_DIR/root.lock"
 	if [ "$(cat "$BL_LAVA_ROOT/.bindlab-root" 2> /dev/null)" != "$(bl_lava_stamp)" ]; then
 		bl_lava_build_root
 	fi

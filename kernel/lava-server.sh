@@ -87,8 +87,7 @@ cleanup()
 	[ -z "$out" ] || rm -rf "$out/overlay"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bl_trap_signals
 
 # stage: what serve.sh reads in /bindlab-run; the device names.
 stage()

@@ -134,13 +134,16 @@ done
 bl_lava_need_tools
 lava_dir=$BL_LAVA_DIR
 
+# resolve_kernel REF: image is REF's bzImage, a file or the lab's tag built
+# (waited for, not a $(...): a signal gets in at once and the build dies
+# with this script).
 resolve_kernel()
 {
 	local ref=$1 tree
 
 	case $ref in
 	stock|fixed) ;;
-	*) echo "$ref"; return ;;
+	*) image=$ref; return ;;
 	esac
 	# The lab repository's tag, in a shared clone of our own: the lab's
 	# repository is only read, and the image cache (keyed by the tree
@@ -155,7 +158,9 @@ resolve_kernel()
 		  git -C "$tree" checkout -q --detach "$ref"; } >&2 ||
 			bl_die 126 "cannot check out $ref of $repo"
 	fi
-	"$BL_KERNEL_DIR/build.sh" --tree "$tree" --name "lava-$ref" | tail -n 1
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --name "lava-$ref" > "$work/build-$ref.out" ||
+		return
+	image=$(tail -n 1 "$work/build-$ref.out")
 }
 
 # make_ramdisk OUT: the installed collection (kernel/collection.sh) in an
@@ -165,7 +170,8 @@ make_ramdisk()
 {
 	local coll
 
-	coll=$("$BL_KERNEL_DIR/collection.sh" | tail -n 1) || return 1
+	bl_run "$BL_KERNEL_DIR/collection.sh" > "$work/collection.out" || return 1
+	coll=$(tail -n 1 "$work/collection.out")
 	[ -d "$coll" ] || return 1
 	"$BL_KERNEL_DIR/initramfs.sh" -c "$coll" -o "$work/ramdisk.cpio" \
 		-i "$BL_KERNEL_DIR/initramfs/init-shell" -w "$work/ramdisk.root" || return 1
@@ -258,8 +264,7 @@ cleanup()
 	[ -z "${work:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bl_trap_signals
 
 # import_results DIR IN...: LAVA's results (lava-run's log, or the REST
 # API's pages) -> DIR/lava.json, and into the results file
@@ -297,9 +302,9 @@ verdict()
 # local_main: the job here, under lava-run.
 local_main()
 {
-	local image start lrc=0 rc=0
+	local start lrc=0 rc=0
 
-	image=$(resolve_kernel "$kernel") || bl_die 126 "no kernel image for $kernel"
+	resolve_kernel "$kernel" || bl_die 126 "no kernel image for $kernel"
 	[ -f "$image" ] || bl_die 126 "no kernel image for $kernel"
 	stage_run "$out" "$image" file:///bindlab-run "$kernel"
 	bl_log "lava-run: $image on qemu (TCG), job timeout ${job_minutes} min -> $out"

@@ -136,12 +136,17 @@ build_programs()
 	strip "$bin/bind_wildcard"
 }
 
+# build_kernel DIR: the tree's image, its path in kernel (waited for, not
+# a $(...): a signal gets in at once and the build dies with this
+# script); build.sh's status.
 build_kernel()
 {
-	local args=(--tree "$tree")
+	local args=(--tree "$tree") rc=0
 
 	[ -n "$name" ] && args+=(--name "$name")
-	"$BL_KERNEL_DIR/build.sh" "${args[@]}" "${patches[@]}" | tail -n 1
+	bl_run "$BL_KERNEL_DIR/build.sh" "${args[@]}" "${patches[@]}" > "$1/build.out" || rc=$?
+	kernel=$(tail -n 1 "$1/build.out")
+	return "$rc"
 }
 
 # One line per failing bind_wildcard test: the pair as our sequence, and
@@ -201,17 +206,23 @@ summary()
 	grep -E '^# (disagreement|known kernel bug)' "$dir/model.ktap" | sed 's/; shortest:.*//' | sort | uniq -c | sort -rn || true
 }
 
+bl_trap_signals
 fetch_upstream
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 build_programs "$bin"
-[ -n "$kernel" ] || kernel=$(build_kernel)
+if [ -z "$kernel" ]; then
+	rc=0
+	build_kernel "$bin" || rc=$?
+	[ "$rc" = 0 ] || bl_die "$rc" "build.sh exit $rc for $tree"
+fi
 [ -f "$kernel" ] || bl_die 1 "no kernel image: $kernel"
 
 vm_args=(--kernel "$kernel" --timeout "$timeout" --script "$(guest_script "$bin")")
 [ -n "$out" ] && vm_args+=(--out "$out")
 rc=0
-out=$("$BL_KERNEL_DIR/vm.sh" "${vm_args[@]}" | tail -n 1) || rc=$?
+bl_run "$BL_KERNEL_DIR/vm.sh" "${vm_args[@]}" > "$bin/vm.out" || rc=$?
+out=$(tail -n 1 "$bin/vm.out")
 [ -f "$out/wildcard.ktap" ] || bl_die "${rc/#0/1}" "no results from the guest (vm.sh exit $rc): $out"
 summary "$out"
 side_by_side "$out"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kill matrix of the kernel lab: each of build.sh, vm.sh, bisect.sh and
-# ab.sh, in each long phase (make running, a guest running), gets SIGTERM
+# The kill matrix of the kernel lab: each of build.sh, vm.sh, bisect.sh,
+# ab.sh, model-compare.sh and lava.sh, in each long phase (make running, a
+# guest running), and lava-server.sh waiting for the LAVA root's lock, gets SIGTERM
 # and SIGKILL (bisect's guest also SIGINT and SIGHUP), to its own PID only (what a CI runner or a
 # user's kill does). After it: no process it started is left (every
 # descendant carries a tag in its environment, so a reparented one is
@@ -64,6 +65,33 @@ command_of()
 	bisect.guest) cmd=("$K/bisect.sh" -t "$FAKE/fast" -b "$dir/build" -o "$dir/out" -C "$FAKE/coll" -a tcg --test bind_fastreuse) ;;
 	ab.make) cmd=("$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$dir/out" "$FAKE/slow" "$FAKE/bzImage") ;;
 	ab.guest) cmd=("$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg -o "$dir/out" "$FAKE/bzImage" "$FAKE/bzImage") ;;
+	model.make)
+		# bind_wildcard.c and its harness where model-compare.sh keeps
+		# them, so that it goes straight to the kernel's build.
+		mkdir -p "$dir/cache/upstream/net"
+		cp "$KSFT_DIR/net/bind_wildcard.c" "$dir/cache/upstream/net/"
+		cp "$KSFT_DIR/kselftest_harness.h" "$KSFT_DIR/kselftest.h" "$dir/cache/upstream/"
+		cmd=("$K/model-compare.sh" -t "$FAKE/slow" -o "$dir/out")
+		;;
+	lava.make)
+		# The lab's tag in a fake lab repository, and a LAVA root that is
+		# only its stamp: lava.sh builds the kernel before it enters it.
+		fake_tree "$dir/cache/lab/linux-6.12.git"
+		fake_commit "$dir/cache/lab/linux-6.12.git" slow fake-build-seconds=97
+		git -C "$dir/cache/lab/linux-6.12.git" tag stock
+		mkdir -p "$dir/cache/lava/root"
+		# shellcheck disable=SC2016 # expanded by that bash
+		BINDLAB_CACHE=$dir/cache bash -c '. "$1/lib.sh" && . "$1/lava-root.sh" && bl_lava_stamp' \
+			sh "$K" > "$dir/cache/lava/root/.bindlab-root"
+		cmd=("$K/lava.sh" -k stock -o "$dir/out")
+		;;
+	lava.lock)
+		# Another run holds the LAVA root's lock (building it: minutes).
+		mkdir -p "$dir/cache/lava"
+		(exec 7> "$dir/cache/lava/root.lock" && flock 7 && exec sleep 3600) &
+		holder=$!
+		cmd=("$K/lava-server.sh" --prepare)
+		;;
 	esac
 }
 
@@ -137,13 +165,17 @@ after_kill()
 cell()
 {
 	local script=$1 phase=$2 sig=$3 name=lab_kill.$1.$2.$3 dir tag pid rc want bad='' left pat quiet last_left=
+	local holder=
 
 	dir=$FAKE/$script-$phase-$sig
 	tag=$RANDOM$RANDOM-$sig
 	mkdir -p "$dir"
 	command_of "$script" "$phase" "$dir"
-	pat="sleep 97"
-	[ "$phase" = make ] || pat="sleep 3600"
+	case $phase in
+	make) pat="sleep 97" ;;
+	lock) pat="flock 8" ;;
+	*) pat="sleep 3600" ;;
+	esac
 	# env resets the dispositions: a background job of a script ignores
 	# SIGINT, and a trap cannot undo an ignore inherited at exec.
 	env --default-signal BL_FAKE_TAG="$tag" BINDLAB_CACHE="$dir/cache" FAKE_QEMU=slow \
@@ -151,11 +183,14 @@ cell()
 	pid=$!
 	if ! await "$tag" "$pat" 60; then
 		tap_not_ok "$name # never reached the $phase phase" "$(tail -n 3 "$dir/stderr")"
-		kill -KILL "$pid" 2> /dev/null
+		kill -KILL "$pid" ${holder:+"$holder"} 2> /dev/null
 		return
 	fi
 	kill -"$sig" "$pid"
-	gone "$pid" 20 || bad+="still running 20 s after SIG$sig; "
+	if ! gone "$pid" 20; then
+		bad+="still running 20 s after SIG$sig; "
+		kill -KILL "$pid" 2> /dev/null
+	fi
 	wait "$pid"
 	rc=$?
 	want=$((128 + $(kill -l "$sig")))
@@ -181,6 +216,10 @@ cell()
 	if [ "$sig" = KILL ]; then
 		left=$(after_kill "$script" "$phase" "$dir")
 		[ -z "$left" ] || bad+="$left; "
+	fi
+	if [ -n "$holder" ]; then
+		kill "$holder" 2> /dev/null
+		wait "$holder" 2> /dev/null
 	fi
 	if [ -n "$bad" ]; then
 		tap_not_ok "$name # $bad" "$(tail -n 3 "$dir/stderr")"
@@ -265,7 +304,7 @@ fi
 # each signal once, on the deepest tree (bisect's guest: bisect.sh, build,
 # vm.sh, qemu), and TERM and KILL in every other cell; LAB_KILL_ONLY runs
 # any cell, all four signals included.
-for sp in build.make vm.guest bisect.make bisect.guest ab.make ab.guest; do
+for sp in build.make vm.guest bisect.make bisect.guest ab.make ab.guest model.make lava.make lava.lock; do
 	for sig in TERM INT HUP KILL; do
 		# shellcheck disable=SC2053 # a glob, on purpose
 		[[ $sp.$sig == ${LAB_KILL_ONLY:-*} ]] || continue
