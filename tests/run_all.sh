@@ -175,17 +175,28 @@ lab_lane() {
 	"$here/kernel/lava-server.sh" --prepare >"$logs/lava_root.log" 2>&1 </dev/null &
 	prep=$!
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
+	# What reads the lab's images and history, beside the one component
+	# that changes its tree.
+	lanes=()
+	start_lane lab2 lab_images_lane
 	# The mutation machinery's fixed sample, in the lab's warm O= tree.
 	run_part mutate "$here/tests/mutate_test.sh"
-	# A LAVA server in the lab runs the lab's stock and fixed jobs at once.
 	wait "$prep"
 	prep=
+	join_lanes
+}
+
+# lab_images_lane: the lab's kernels under LAVA and as NIPA boots them,
+# and its tree's Kconfig, read only.
+lab_images_lane() {
+	# A LAVA server in the lab runs the lab's stock and fixed jobs at once
+	# (the root: lava-server.sh --prepare, waited for on its lock).
 	run_part lava_server "$here/tests/lava_server_test.sh"
-	# The lab's 6.12 tree configures the fleets' way.
-	run_part config "$here/tests/config_test.sh"
 	# The patches, and the net-next selftest in the lab's stock and fixed
 	# kernels.
 	run_part upstream "$here/tests/upstream_test.sh"
+	# The lab's 6.12 tree configures the fleets' way.
+	run_part config "$here/tests/config_test.sh"
 }
 
 # gate_lane: checks that time nothing, so that a busy core beside them
@@ -193,6 +204,10 @@ lab_lane() {
 gate_lane() {
 	# Every command the documents show, as printed (those that boot no kernel).
 	run_part readme "$here/tests/readme_test.sh"
+	run_part ktap "$here/tests/ktap_test.sh"
+	run_part compare "$here/tests/compare_test.sh"
+	run_part names "$here/tests/names_test.sh"
+	run_part lava "$here/tests/lava_test.sh"
 	run_part style "$here/tests/style_test.sh"
 	run_part sanitize "$here/tests/sanitize_test.sh"
 	run_part fuzz "$here/tests/fuzz_test.sh"
@@ -246,14 +261,10 @@ run_part inventory "$here/tests/inventory_test.sh"
 run_part bad_input "$here/tests/bad_input_test.sh"
 run_part degraded "$here/tests/degraded_test.sh"
 run_part fail_closed "$here/tests/fail_closed_test.sh"
-run_part ktap "$here/tests/ktap_test.sh"
 # The kernel's raw verdicts: no declared known regressions here.
 run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE -u KSFT_MACHINE_SLOW \
 	make -s -C "$here" run_tests
 run_part known_bug "$here/tests/known_bug_test.sh"
-run_part compare "$here/tests/compare_test.sh"
-run_part names "$here/tests/names_test.sh"
-run_part lava "$here/tests/lava_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 run_part bisect_exit "$here/tests/bisect_exit_test.sh"
 run_part locale "$here/tests/locale_test.sh"
