@@ -13,8 +13,9 @@
 #
 # Three lanes, each its components in turn: the host components that
 # time or signal what they test (unprefixed), the gates that time nothing
-# (documents' commands, style, sanitizers, fuzzers; lines prefixed
-# "gate| ") and the kernel lab (kernel builds and VMs; "lab| "). All run
+# (documents' commands, KTAP, compare, locales, style, sanitizers,
+# fuzzers; lines prefixed "gate| ") and the kernel lab (kernel builds and
+# VMs; "lab| ", its image readers "lab| lab2| " beside mutate). All run
 # at the caller's priority: a lane at nice 19 starves beside any other
 # load on a shared machine (the lab beside two busy loops: over 22 min).
 # No lane touches what another's checks read: the lab's VMs and chroot
@@ -208,6 +209,7 @@ gate_lane() {
 	run_part compare "$here/tests/compare_test.sh"
 	run_part names "$here/tests/names_test.sh"
 	run_part lava "$here/tests/lava_test.sh"
+	run_part locale "$here/tests/locale_test.sh"
 	run_part style "$here/tests/style_test.sh"
 	run_part sanitize "$here/tests/sanitize_test.sh"
 	run_part fuzz "$here/tests/fuzz_test.sh"
@@ -222,6 +224,10 @@ start_lane() {
 	{
 		(
 			trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
+			# Its own counts only: a lane started by a lane would
+			# otherwise report its parent's so far a second time.
+			# shellcheck disable=SC2030 # the lane's own, on purpose
+			pass=0 fail=0 skip=0 xfail=0 failed_parts=
 			"$2"
 			echo "$pass $fail $skip $xfail$failed_parts" >"$logs/$1.lane"
 		) 2>&1 </dev/null | sed -u "s/^/$1| /"
@@ -231,6 +237,7 @@ start_lane() {
 
 # join_lanes: wait for each lane and add its counts; a lane that died
 # before its last line is a failure of its own.
+# shellcheck disable=SC2031 # the lanes' counts come back in files
 join_lanes() {
 	local l p f s x parts
 
@@ -267,7 +274,6 @@ run_part kselftest --kernel env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE -u KSFT_M
 run_part known_bug "$here/tests/known_bug_test.sh"
 run_part host_safety "$here/tests/host_safety_test.sh"
 run_part bisect_exit "$here/tests/bisect_exit_test.sh"
-run_part locale "$here/tests/locale_test.sh"
 run_part lab_kill "$here/tests/lab_kill_test.sh"
 [ "${BINDLAB_KERNEL_LAB:-1}" != 0 ] || run_part upstream "$here/tests/upstream_test.sh"
 join_lanes
