@@ -99,8 +99,9 @@ const char *bl_cmp_incomparable(json_t *ref, json_t *x, char *buf,
 			 bl_json_str(ref, "harness_version"), bl_json_str(x, "harness_version"));
 	else if (strcmp(bl_json_str(mr, "name"), bl_json_str(mx, "name")) ||
 		 strcmp(bl_json_str(mr, "better"), bl_json_str(mx, "better")))
-		snprintf(buf, len, "different metrics (%s vs %s)",
-			 bl_json_str(mr, "name"), bl_json_str(mx, "name"));
+		snprintf(buf, len, "different metrics (%s, %s is better vs %s, %s is better)",
+			 bl_json_str(mr, "name"), bl_json_str(mr, "better"),
+			 bl_json_str(mx, "name"), bl_json_str(mx, "better"));
 	else if (strcmp(bl_json_str(mr, "unit"), bl_json_str(mx, "unit")))
 		snprintf(buf, len, "different units (%s vs %s)",
 			 bl_json_str(mr, "unit"), bl_json_str(mx, "unit"));

@@ -142,6 +142,16 @@ else
 	tap_not_ok "--json holds rows, CIs and skipped cases"
 fi
 
+# The same metric name with the other direction is another metric: not
+# compared, and the reason says which direction each side has.
+craft "$tmp/higher.json" 0.1.0 2 slower:total_ms:higher:100:$base
+"${cmp[@]}" "$tmp/higher.json" "$tmp/before.json" >"$tmp/out" 2>&1
+if grep -q 'different metrics (total_ms, higher is better vs total_ms, lower is better)' "$tmp/out"; then
+	tap_ok "a metric's other direction is not compared, and says so"
+else
+	tap_not_ok "a metric's other direction is not compared, and says so" "$(grep -m 1 slower "$tmp/out")"
+fi
+
 # Malformed input: one line on stderr, exit 2, nothing written.
 echo '{"schema": "bindlab.run", "cases": [' >"$tmp/truncated.json"
 echo '{"schema": "something.else"}' >"$tmp/foreign.json"
