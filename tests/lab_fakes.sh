@@ -186,18 +186,19 @@ EOF
 # tagged_procs TAG: processes whose environment carries BL_FAKE_TAG=TAG,
 # as "PID COMMAND"; reparented or not, every descendant of a tagged
 # start has it.
+# One grep reads every environment (NUL-separated entries, whole ones
+# matched): a process per entry would cost hundreds of forks a poll on a
+# busy machine.
 tagged_procs()
 {
-	local e p
+	local e p self=$BASHPID
 
-	for e in /proc/[0-9]*/environ; do
+	grep -lsaxzF -- "BL_FAKE_TAG=$1" /proc/[0-9]*/environ 2> /dev/null | while read -r e; do
 		p=${e#/proc/}
 		p=${p%/environ}
-		if [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ]; then
+		if [ "$p" = "$$" ] || [ "$p" = "$self" ]; then
 			continue
 		fi
-		if { tr '\0' '\n' < "$e"; } 2> /dev/null | grep -qx "BL_FAKE_TAG=$1"; then
-			echo "$p $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c 1-80)"
-		fi
+		echo "$p $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c 1-80)"
 	done
 }
