@@ -100,7 +100,7 @@ bl_link_tree()
 bl_want_uint()
 {
 	if ! bl_is_uint "$2" || ! bl_num "$2" "$3" 999999999999999999; then
-		bl_usage_error "$1 wants a whole number >= $3"
+		bl_usage_error "$1 wants a whole number from $3 to 999999999999999999"
 	fi
 }
 
