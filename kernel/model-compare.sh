@@ -141,12 +141,11 @@ build_programs()
 # script); build.sh's status.
 build_kernel()
 {
-	local args=(--tree "$tree") rc=0
+	local args=(--tree "$tree")
 
 	[ -n "$name" ] && args+=(--name "$name")
-	bl_run "$BL_KERNEL_DIR/build.sh" "${args[@]}" "${patches[@]}" > "$1/build.out" || rc=$?
+	bl_run "$BL_KERNEL_DIR/build.sh" "${args[@]}" "${patches[@]}" > "$1/build.out" || return
 	kernel=$(tail -n 1 "$1/build.out")
-	return "$rc"
 }
 
 # One line per failing bind_wildcard test: the pair as our sequence, and
@@ -211,11 +210,7 @@ fetch_upstream
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 build_programs "$bin"
-if [ -z "$kernel" ]; then
-	rc=0
-	build_kernel "$bin" || rc=$?
-	[ "$rc" = 0 ] || bl_die "$rc" "build.sh exit $rc for $tree"
-fi
+[ -n "$kernel" ] || build_kernel "$bin" || bl_die "$?" "build.sh failed for $tree"
 [ -f "$kernel" ] || bl_die 1 "no kernel image: $kernel"
 
 vm_args=(--kernel "$kernel" --timeout "$timeout" --script "$(guest_script "$bin")")

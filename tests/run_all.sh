@@ -178,7 +178,6 @@ lab_lane() {
 	run_part kernel_lab "$here/tests/kernel_lab_test.sh"
 	# What reads the lab's images and history, beside the one component
 	# that changes its tree.
-	lanes=()
 	start_lane lab2 lab_images_lane
 	# The mutation machinery's fixed sample, in the lab's warm O= tree.
 	run_part mutate "$here/tests/mutate_test.sh"
@@ -220,14 +219,16 @@ gate_lane() {
 
 # start_lane NAME FUNC: FUNC's components in the background, each line
 # prefixed "NAME| "; its counts go to $logs/NAME.lane for join_lanes.
+# shellcheck disable=SC2031 # each lane resets its own copy, on purpose
 start_lane() {
 	{
 		(
 			trap '[ -n "$child" ] && kill_tree "$child"; [ -n "$prep" ] && kill_tree "$prep"; exit 1' INT TERM HUP
-			# Its own counts only: a lane started by a lane would
-			# otherwise report its parent's so far a second time.
+			# Its own counts and lanes only: a lane started by a
+			# lane would otherwise report its parent's so far a
+			# second time, and wait for its parent's siblings.
 			# shellcheck disable=SC2030 # the lane's own, on purpose
-			pass=0 fail=0 skip=0 xfail=0 failed_parts=
+			pass=0 fail=0 skip=0 xfail=0 failed_parts='' lanes=()
 			"$2"
 			echo "$pass $fail $skip $xfail$failed_parts" >"$logs/$1.lane"
 		) 2>&1 </dev/null | sed -u "s/^/$1| /"
