@@ -18,6 +18,15 @@ cd "$here" || exit 1
 ksft=$(make -s --no-print-directory -C "$here" print-programs | sed -n 1p)
 [ -n "$ksft" ] || tap_not_ok "make print-programs lists the kselftests" "empty"
 
+# Build output (objects, programs, Python's bytecode) is never in the
+# tree: a clean clone builds it, and a stale copy would be read instead.
+mapfile -t tracked < <(git ls-files -ci --exclude-standard)
+if [ ${#tracked[@]} -gt 0 ]; then
+	tap_not_ok "the tree tracks no file .gitignore ignores" "${tracked[@]}"
+else
+	tap_ok "the tree tracks no file .gitignore ignores"
+fi
+
 # ---- the kselftest part: what upstream would take ----
 # Its C files: the kselftests, every header at the top (each private to
 # one of them), and lib/.
