@@ -21,11 +21,22 @@ c_files="$c_files $(git ls-files --others --exclude-standard '*.c' '*.h' 2>/dev/
 sh_files="$sh_files $(git ls-files --others --exclude-standard '*.sh' 2>/dev/null)"
 
 if [ -f "$checkpatch" ]; then
+	# One checkpatch over all files (one perl start, not one a file).
+	# CHECK-level notes are advice; ERROR and WARNING are findings.
+	# shellcheck disable=SC2086 # the lists are git's, split on purpose
+	perl "$checkpatch" --no-tree --terse --show-types -f $c_files >"$tmp/cp" 2>&1
+	rc=$?
+	n=$(grep -cE ': (ERROR|WARNING):' "$tmp/cp")
+	# Its exit says whether it found anything: 0 with no finding or 1
+	# with one, else it did not run as it should (and nothing passes).
+	if { [ $rc -eq 0 ] && [ "$n" -eq 0 ]; } || { [ $rc -eq 1 ] && [ "$n" -gt 0 ]; }; then
+		tap_ok "checkpatch ran on every C file (exit $rc, $n findings)"
+	else
+		tap_not_ok "checkpatch ran on every C file" "exit $rc, $n findings" "$(tail -n 5 "$tmp/cp")"
+	fi
 	for f in $c_files; do
-		# CHECK-level notes are advice; ERROR and WARNING are findings.
-		if perl "$checkpatch" --no-tree --terse --show-types -f "$f" 2>&1 |
-			grep -E ': (ERROR|WARNING):' >"$tmp/cp"; then
-			tap_not_ok "checkpatch $f" "$(head -n 10 "$tmp/cp")"
+		if grep -E "^$f:[0-9]+: (ERROR|WARNING):" "$tmp/cp" >"$tmp/cp.f"; then
+			tap_not_ok "checkpatch $f" "$(head -n 10 "$tmp/cp.f")"
 		else
 			tap_ok "checkpatch $f"
 		fi
