@@ -35,9 +35,10 @@ Operators, as mutation testing uses them, applied textually to one
 function of the tree: negate an if's condition, replace it with true or
 false (the whole condition, also when it spans lines), drop a
 continue/return/goto/break, drop a call made as a statement of its own
-(not locks, RCU, reference counts, frees), swap && and ||, move a bound
-by one (< <= > >=), flip a boolean argument of a call (ignore what the
-caller passes). Each mutant changes one line, or one if's condition; the
+(not locks, RCU, reference counts, frees; never the rest of an
+expression or a function's last return, which do not build), swap &&
+and ||, move a bound by one (< <= > >=), flip a boolean argument of a
+call (ignore what the caller passes). Each mutant changes one line, or one if's condition; the
 id names the function, the (first) line and the operator.
 
 The table is validated whole whenever it is read: a missing or corrupt
@@ -71,10 +72,16 @@ TW = [PC, ['tw_reuse_loopback']]
 # __inet_hash_connect), or when a body calls ->MEMBER( and one of TCP's
 # operation tables sets .MEMBER to it. Functions are found as a head at
 # column 0 and a body from a '{' to a '}' at column 0 (kernel style).
+# The four headers hold the static inline checks those files call: which
+# address bind() takes (inet_addr_valid_or_nonlocal, ipv6_can_nonlocal_bind),
+# which port needs privilege or is reserved, whether bhash2 decides. A
+# mutant there rebuilds all of net/ (minutes, not seconds).
 FILES = ['net/ipv4/af_inet.c', 'net/ipv4/inet_connection_sock.c',
          'net/ipv4/inet_hashtables.c', 'net/ipv4/inet_timewait_sock.c',
          'net/ipv4/tcp_ipv4.c', 'net/ipv4/sysctl_net_ipv4.c',
-         'net/ipv6/af_inet6.c', 'net/ipv6/inet6_hashtables.c']
+         'net/ipv6/af_inet6.c', 'net/ipv6/inet6_hashtables.c',
+         'include/net/inet_sock.h', 'include/net/ip.h', 'include/net/ipv6.h',
+         'include/net/inet_hashtables.h']
 # Files of entry points only: walked one call deep, never mutated.
 BRIDGES = ['net/ipv6/tcp_ipv6.c', 'net/ipv4/tcp_minisocks.c']
 OPS = ('inet_stream_ops', 'inet6_stream_ops', 'tcp_prot', 'tcpv6_prot',
@@ -245,8 +252,11 @@ NO_DROP = re.compile(r'lock|rcu|refcount|_hold|_put|^put_|free|'
                      r'pr_|net_dbg|smp_|might_|local_bh|preempt)')
 
 
-def line_mutants(line):
-    """(operator, mutated line) for every mutant of one line."""
+def line_mutants(line, starts=True, last=False):
+    """(operator, mutated line) for every mutant of one line. starts: the
+    line starts a statement (not the rest of an expression, where a drop
+    leaves a syntax error); last: the body's last code line, whose return
+    a non-void function cannot lose and still build."""
     out = []
     s = line.strip()
     if not s or s.startswith(('/*', '*', '#', '//')) or 'WARN_ON' in s:
@@ -259,13 +269,13 @@ def line_mutants(line):
         out.append(('cond_true', line[:a] + '1' + line[b:]))
         out.append(('cond_false', line[:a] + '0' + line[b:]))
     m = re.match(r'^(\s*)(continue|break|return\b[^;]*|goto \w+);\s*$', line)
-    if m and not cond:
+    if m and not cond and starts and not (last and s.startswith('return ')):
         out.append(('drop', m.group(1) + ';\n'))
     # A call whose result nobody takes, as a statement of its own line:
     # a step of the hash dance left out. Locks, RCU and reference counts
     # apart: dropping those hangs or leaks, which no socket observes.
     m = re.match(r'^(\s*)([a-z_][a-z0-9_]*)\(.*\);\s*$', line)
-    if m and not cond and not NO_DROP.search(m.group(2)):
+    if m and not cond and starts and not NO_DROP.search(m.group(2)):
         out.append(('drop_call', m.group(1) + ';\n'))
     for m in re.finditer(r'&&|\|\|', line):
         swap = '||' if m.group() == '&&' else '&&'
@@ -287,14 +297,23 @@ def function_mutants(lines, first, last):
     whole; every other operator changes one line."""
     out = []
     comment = False
+    code = [i for i in range(first, last + 1) if lines[i].strip()]
+    prev = '{'
     for i in range(first, last + 1):
         # Lines of a block comment are no code, whatever they say.
         inside = comment or lines[i].strip().startswith('/*')
         if comment or '/*' in lines[i]:
             comment = '*/' not in lines[i].split('/*')[-1]
-        if inside:
+        if inside or not lines[i].strip():
             continue
-        out += [(i, i, op, new) for op, new in line_mutants(lines[i])]
+        # What ends a statement, a block, a label or an if's condition
+        # (preprocessor lines and trailing comments apart).
+        starts = prev[-1:] in (';', '{', '}', ':', ')') or \
+            re.search(r'\belse$', prev) is not None
+        out += [(i, i, op, new) for op, new in
+                line_mutants(lines[i], starts, i == code[-1])]
+        if not lines[i].lstrip().startswith('#'):
+            prev = re.sub(r'/\*.*?\*/|//.*', '', lines[i]).strip()
         if 'WARN_ON' in lines[i] or not re.search(r'\bif \(', lines[i]) or \
                 balanced_if(lines[i]):
             continue
