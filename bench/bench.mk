@@ -3,19 +3,19 @@
 # The companion of the kselftests, included by ../Makefile: the
 # benchmarks (bind_bench, bind_churn), the results tool (merge, summary,
 # compare, the LAVA import) and the project's own tests. They need
-# jansson; without it (pkg-config --exists jansson fails, as on the
-# fleets' kselftest builders) one line says so and the kselftests still
-# build and install.
+# jansson and GSL (the t distribution); without them (pkg-config --exists
+# fails, as on the fleets' kselftest builders) one line says so and the
+# kselftests still build and install.
 
 BENCH_PROGS := bind_bench bindlab_results bind_churn
 
-ifeq ($(shell pkg-config --exists jansson && echo yes),yes)
+ifeq ($(shell pkg-config --exists jansson gsl && echo yes),yes)
 
 BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
 BENCH_SRCS += compare.c lava_import.c known_regressions.c ktap.c
 BENCH_HDRS := $(wildcard $(here)/bench/*.h)
-BENCH_CFLAGS := -iquote $(here)/bench $(shell pkg-config --cflags jansson)
-BENCH_LDLIBS := $(shell pkg-config --libs jansson)
+BENCH_CFLAGS := -iquote $(here)/bench $(shell pkg-config --cflags jansson gsl)
+BENCH_LDLIBS := $(shell pkg-config --libs jansson gsl)
 
 BENCH_OBJS := $(BENCH_SRCS:%.c=$(OUTPUT)/bench/%.o)
 LIBBENCH := $(OUTPUT)/libbindlab-bench.a
@@ -49,7 +49,7 @@ EXTRA_CLEAN += $(BENCH_OBJS) $(LIBBENCH)
 
 else
 # On stderr: stdout may be a list someone reads (make print-programs).
-$(shell echo 'bindlab: no jansson (pkg-config --exists jansson): building the kselftests only, not $(BENCH_PROGS) (install libjansson-dev for them)' >&2)
+$(shell echo 'bindlab: no jansson or gsl (pkg-config --exists jansson gsl): building the kselftests only, not $(BENCH_PROGS) (install libjansson-dev and libgsl-dev for them)' >&2)
 BENCH_PROGS :=
 endif
 

@@ -31,9 +31,6 @@ struct bl_welch {
 	double se, t, df, p;	/* p: two-sided */
 };
 
-double bl_incbeta(double a, double b, double x);
-double bl_t_two_sided_p(double t, double df);
-double bl_t_critical(double alpha, double df);
 /* Needs two values a side; -EINVAL otherwise. */
 int bl_welch(const double *a, size_t na, const double *b, size_t nb,
 	     double alpha, struct bl_welch *w);

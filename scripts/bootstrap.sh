@@ -20,7 +20,7 @@ usage() {
 
 [ $# -eq 1 ] || usage
 
-build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev iproute2 procps"
+build_pkgs="gcc make pkg-config libmnl-dev libjansson-dev libgsl-dev iproute2 procps"
 run_pkgs="gnuplot-nox"
 # checkpatch.pl --strict needs python3-git and python3-ply for its SPDX
 # check, or it passes that check silently (tests/upstream_test.sh). locales:
@@ -70,7 +70,7 @@ else
 	for c in gcc make pkg-config ip; do
 		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
 	done
-	pkg-config --exists libmnl jansson 2>/dev/null || missing="$missing libmnl jansson"
+	pkg-config --exists libmnl jansson gsl 2>/dev/null || missing="$missing libmnl jansson gsl"
 fi
 
 if [ -z "$missing" ]; then
@@ -106,6 +106,6 @@ echo "bootstrap: missing:$missing" >&2
 if command -v dpkg-query >/dev/null 2>&1; then
 	echo "bootstrap: as root run: apt-get install$missing" >&2
 else
-	echo "bootstrap: install the equivalents of: gcc make pkg-config libmnl-dev libjansson-dev iproute2 linux-source (kselftest headers), or set KDIR to a kernel tree" >&2
+	echo "bootstrap: install the equivalents of: gcc make pkg-config libmnl-dev libjansson-dev libgsl-dev iproute2 linux-source (kselftest headers), or set KDIR to a kernel tree" >&2
 fi
 exit 2

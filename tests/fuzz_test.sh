@@ -22,9 +22,9 @@ if ! command -v clang >/dev/null; then
 fi
 # shellcheck disable=SC2207 # word splitting of compiler flags is wanted
 flags=(-g -O1 "-fsanitize=fuzzer,address,undefined" -D_GNU_SOURCE
-	-I"$here/lib" -I"$here/bench" -I"$ksft" $(pkg-config --cflags libmnl jansson))
+	-I"$here/lib" -I"$here/bench" -I"$ksft" $(pkg-config --cflags libmnl jansson gsl))
 # shellcheck disable=SC2207
-libs=($(pkg-config --libs libmnl jansson) -lm)
+libs=($(pkg-config --libs libmnl jansson gsl) -lm)
 # Both layers, instrumented; not the programs of bench/ (bind_churn,
 # bindlab_results): their main() is not a library's.
 srcs=("$here"/lib/*.c)

@@ -104,11 +104,11 @@ else
 fi
 
 # ---- dependencies one way ----
-mapfile -t up < <(grep -lE '#include ("bindlab\.h"|<jansson\.h>)' lib/*.c lib/*.h 2>/dev/null)
+mapfile -t up < <(grep -lE '#include ("bindlab\.h"|<jansson\.h>|<gsl/)' lib/*.c lib/*.h 2>/dev/null)
 if [ ${#up[@]} -eq 0 ]; then
-	tap_ok "lib/ includes neither bench/bindlab.h nor jansson"
+	tap_ok "lib/ includes neither bench/bindlab.h, jansson nor GSL"
 else
-	tap_not_ok "lib/ includes neither bench/bindlab.h nor jansson" "${up[@]}"
+	tap_not_ok "lib/ includes neither bench/bindlab.h, jansson nor GSL" "${up[@]}"
 fi
 
 tap_done

@@ -114,9 +114,6 @@ TEST(welch_known_values)
 	EXPECT_TRUE(NEAR(w.df, 3.8769002884540347, 1e-9));
 	EXPECT_TRUE(NEAR(w.p, 0.0012023909723114579, 1e-12));
 	EXPECT_TRUE(NEAR(w.diff - w.lo, 2.8115608442970289 * w.se, 1e-7));
-	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 1), 12.706204736174704, 1e-7));
-	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 2), 4.3026527297494637, 1e-8));
-	EXPECT_TRUE(NEAR(bl_t_critical(0.05, 30), 2.0422724563012383, 1e-8));
 	/* One value a side has no spread to estimate. */
 	EXPECT_EQ(-EINVAL, bl_welch(a, 1, b, 5, 0.05, &w));
 }
