@@ -186,7 +186,7 @@ write_file() {
 	if ! cp -- "$1" "$real.tmp.$$" || ! mv -f -- "$real.tmp.$$" "$real"; then
 		rm -f -- "$real.tmp.$$"
 		echo "run.sh: cannot write $2" >&2
-		return 1
+		return 2
 	fi
 }
 
@@ -428,8 +428,9 @@ plot() {
 			gnuplot_to "png size $size" "$tmp/plot.png" "$tmp"; }
 	rc=$?
 	[ -s "$tmp/err" ] && sed 's/^/gnuplot: /' "$tmp/err" >&2
-	[ $rc -eq 0 ] || { echo "run.sh: gnuplot failed, no plot" >&2; return 1; }
-	write_file "$tmp/plot.svg" "$prefix.svg" && write_file "$tmp/plot.png" "$prefix.png" || return 1
+	# gnuplot reads validated curves: its failure is the machine's (2).
+	[ $rc -eq 0 ] || { echo "run.sh: gnuplot failed, no plot" >&2; return 2; }
+	write_file "$tmp/plot.svg" "$prefix.svg" && write_file "$tmp/plot.png" "$prefix.png" || return 2
 	echo "$prefix.svg $prefix.png"
 }
 
@@ -509,6 +510,10 @@ cmd_import_lava() {
 	[ $# -ge 2 ] || die_usage "import-lava needs OUT.json LAVA... (see docs/fleets.md)"
 	out=$1
 	shift
+	# merge sees a converted copy, not these: the check is ours here.
+	for f in "$@" ${names:+"$names"}; do
+		[ "$out" -ef "$f" ] && die_usage "import-lava: output $out is a file this run reads ($f): refused before any work"
+	done
 	build build
 	make_tmp tmp
 	# Our own import format goes straight to merge; anything else (a

@@ -146,18 +146,46 @@ static json_t *missing_entry(char *arg)
 
 
 /*
- * A copy of a run is no second run: identical results (same samples,
- * same environment and time) are refused, whatever the file names.
+ * What a copy keeps of its original whatever was added to it since (a
+ * merge re-judges verdicts and writes its own run environment, anyone
+ * may add a note): each case's id, environment, metric and rounds, and a
+ * run file's test results; with no case, its environment too (then the
+ * test results alone could be another run's).
  */
-static void no_copy(json_t *seen, json_t *cases, const char *path)
+static json_t *copy_key(json_t *in, json_t *cases)
 {
-	json_t *c;
+	json_t *key = json_array(), *c, *tests, *empty = json_array(), *k;
 	size_t i;
 
-	json_array_foreach(seen, i, c)
-		if (json_equal(c, cases))
+	json_array_foreach(cases, i, c)
+		json_array_append_new(key, json_pack("{s:O?, s:O?, s:O?, s:O?}",
+			"case", json_object_get(c, "case"),
+			"env", json_object_get(c, "env"),
+			"metric", json_object_get(c, "metric"),
+			"rounds", json_object_get(c, "rounds")));
+	tests = json_object_get(in, "tests");
+	k = json_pack("{s:o, s:O?, s:O}", "cases", key,
+			 "env", json_array_size(key) ? NULL :
+				json_object_get(in, "env"),
+			 "tests", json_array_size(tests) ? tests : empty);
+	json_decref(empty);
+	return k;
+}
+
+/*
+ * A copy of a run is no second run: the same measurements are refused,
+ * whatever the file names; seen keeps key.
+ */
+static void no_copy(json_t *seen, json_t *key, const char *path)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(seen, i, k)
+		if (json_equal(k, key))
 			die_usage("%s holds the same results as an earlier file: a run counts once",
 				  path);
+	json_array_append_new(seen, key);
 }
 
 /* A stored verdict's weight: the pooled case keeps the worst. */
@@ -344,6 +372,10 @@ static json_t *declared_result(char *arg, json_t *inputs)
 	if (!d)
 		die_usage("--result %s: no such --case", arg);
 	in = load_or_die(eq + 1);
+	/* Its tests would not come along, and a failure would go unseen. */
+	if (json_object_get(in, "tests"))
+		die_usage("%s is a run file: give it as an operand, not to --result %s",
+			  eq + 1, arg);
 	cases = bl_run_cases(in);
 	if (json_array_size(cases) != 1)
 		die_usage("%s: want one result for case %s, found %zu",
@@ -357,8 +389,8 @@ static json_t *declared_result(char *arg, json_t *inputs)
 			  eq + 1, bl_json_str(m, "name"), bl_json_str(m, "unit"),
 			  bl_json_str(m, "better"), d->name,
 			  bl_case_measure(d->name), d->unit, d->better);
-	no_copy(inputs, cases, eq + 1);
-	json_array_append_new(inputs, cases);
+	no_copy(inputs, copy_key(in, cases), eq + 1);
+	json_decref(cases);
 	json_object_set(c, "program_case", json_object_get(c, "case"));
 	json_object_set_new(c, "case", json_string(d->name));
 	json_decref(in);
@@ -374,14 +406,10 @@ static void plain_result(const char *path, json_t *cases, json_t *tests,
 			 json_t *inputs)
 {
 	json_t *in = load_or_die(path), *c = bl_run_cases(in);
-	/* A run file is a copy when all of it is: its cases may be none. */
-	json_t *key = json_object_get(in, "tests") ? json_incref(in) :
-						     json_incref(c);
 
-	no_copy(inputs, key, path);
+	no_copy(inputs, copy_key(in, c), path);
 	add_cases(cases, c);
 	json_array_extend(tests, json_object_get(in, "tests"));
-	json_array_append_new(inputs, key);
 	json_decref(c);
 	json_decref(in);
 }
@@ -531,6 +559,8 @@ static double metric_median(json_t *metric, double *lo, double *hi)
 	size_t i, n = json_array_size(arr);
 	double *s = calloc(n ? n : 1, sizeof(*s)), m;
 
+	if (!s)
+		die_usage("out of memory");
 	json_array_foreach(arr, i, v)
 		s[i] = json_number_value(v);
 	m = bl_median(s, n);
@@ -911,10 +941,10 @@ static void no_file_twice(const struct side *b, const struct side *a)
 	size_t k, i;
 
 	for (k = 0; k < 2; k++)
-		for (i = 0; i < sides[k]->n; i++) {
-			no_copy(seen, sides[k]->cases[i], sides[k]->paths[i]);
-			json_array_append(seen, sides[k]->cases[i]);
-		}
+		for (i = 0; i < sides[k]->n; i++)
+			no_copy(seen, copy_key(sides[k]->files[i],
+					       sides[k]->cases[i]),
+				sides[k]->paths[i]);
 	json_decref(seen);
 }
 
@@ -1214,10 +1244,12 @@ static int cmd_curve(int argc, char **argv)
 /*
  * The samples of path's one case: the metric's, or FIELD of each round
  * (growth, say); every one a finite number, at least one, or exit 2.
+ * what (unless NULL) gets the case and its metric: what pools with it.
  */
-static double *case_samples(const char *path, const char *field, size_t *n)
+static double *case_samples(const char *path, const char *field, size_t *n,
+			    json_t **what)
 {
-	json_t *run, *cases, *c, *list, *v, *x;
+	json_t *run, *cases, *c, *m, *list, *v, *x;
 	double *s;
 	size_t i;
 
@@ -1227,7 +1259,14 @@ static double *case_samples(const char *path, const char *field, size_t *n)
 		die_usage("%s: want one case, found %zu", path,
 			  json_array_size(cases));
 	c = json_array_get(cases, 0);
-	list = !field ? json_object_get(json_object_get(c, "metric"), "samples") :
+	m = json_object_get(c, "metric");
+	if (what)
+		*what = json_pack("{s:s, s:s, s:s, s:s}",
+				  "case", bl_json_str(c, "case"),
+				  "name", bl_json_str(m, "name"),
+				  "unit", bl_json_str(m, "unit"),
+				  "better", bl_json_str(m, "better"));
+	list = !field ? json_object_get(m, "samples") :
 			json_object_get(c, "rounds");
 	*n = json_array_size(list);
 	if (!*n)
@@ -1259,7 +1298,7 @@ static int cmd_samples(int argc, char **argv)
 
 	if (argc != 2 && argc != 3)
 		die_usage("samples needs RESULT.json [ROUND-FIELD]");
-	s = case_samples(argv[1], argv[2], &n);	/* argv[argc] is NULL */
+	s = case_samples(argv[1], argv[2], &n, NULL);	/* argv[argc] is NULL */
 	for (i = 0; i < n; i++)
 		printf("%.12g\n", s[i]);
 	free(s);
@@ -1306,6 +1345,7 @@ static int cmd_median(int argc, char **argv)
 	struct median_opts o = {};
 	struct bl_why why = { "" };
 	double *all = NULL, *s, *more, med;
+	json_t *first = NULL, *what;
 	size_t i, n, total = 0;
 	int a;
 
@@ -1314,7 +1354,28 @@ static int cmd_median(int argc, char **argv)
 	if (optind >= argc)
 		die_usage("median needs RESULT.json...");
 	for (a = optind; a < argc; a++) {
-		s = case_samples(argv[a], o.field, &n);
+		s = case_samples(argv[a], o.field, &n, &what);
+		/* Only one case's samples pool: same id, metric and unit. */
+		if (first && !json_equal(first, what))
+			die_usage("%s: case %s, %s in %s; %s holds %s, %s in %s: they do not pool",
+				  argv[a], bl_json_str(what, "case"),
+				  bl_json_str(what, "name"),
+				  bl_json_str(what, "unit"), argv[optind],
+				  bl_json_str(first, "case"),
+				  bl_json_str(first, "name"),
+				  bl_json_str(first, "unit"));
+		/* A limit on the metric bounds it the side it gets worse on. */
+		if (!o.field && o.side &&
+		    strcmp(bl_json_str(what, "better"),
+			   o.side < 0 ? "lower" : "higher"))
+			die_usage("%s: %s is better for %s: --%s is the wrong side",
+				  argv[a], bl_json_str(what, "better"),
+				  bl_json_str(what, "name"),
+				  o.side < 0 ? "at-most" : "at-least");
+		if (first)
+			json_decref(what);
+		else
+			first = what;
 		more = realloc(all, (total + n) * sizeof(*all));
 		if (!more)
 			die_usage("out of memory");
@@ -1334,6 +1395,7 @@ static int cmd_median(int argc, char **argv)
 			s = &all[i];
 	printf("%.3f %zu\n", *s, total);
 	free(all);
+	json_decref(first);
 	if ((o.side < 0 && med > o.limit) || (o.side > 0 && med < o.limit))
 		return BL_EXIT_FAIL;
 	return BL_EXIT_PASS;
@@ -1448,8 +1510,6 @@ int main(int argc, char **argv)
 
 	prog = basename(argv[0]);
 	bl_stdio_guard();
-	/* Exit 1 is a verdict here: an output not delivered is none. */
-	bl_stdio_fail_status(BL_EXIT_USAGE);
 	if (argc < 2)
 		die_usage("missing subcommand (merge, summary, compare, curve, samples, median, ktap)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

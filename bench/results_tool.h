@@ -74,12 +74,6 @@ int bl_out_check_inputs(const char *path, char *const *inputs, int ninputs,
 			struct bl_why *why);
 int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
 		     struct bl_why *why);
-/*
- * The exit status bl_stdio_guard() gives when stdout or stderr could not
- * be written (BL_EXIT_FAIL by default): bindlab_results, whose 1 is a
- * verdict, makes an undelivered output no verdict (BL_EXIT_USAGE).
- */
-void bl_stdio_fail_status(int status);
 
 /*
  * The strings of a loaded file escaped in place with bl_printable(), for

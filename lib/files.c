@@ -114,6 +114,7 @@ static int new_name(const char *path, char *real, size_t len,
 static int out_target(const char *path, char *real, size_t len,
 		      struct bl_why *why)
 {
+	char dir[PATH_MAX];
 	struct stat st;
 
 	if (!*path)
@@ -124,6 +125,13 @@ static int out_target(const char *path, char *real, size_t len,
 	if (!stat(path, &st)) {
 		if (!S_ISREG(st.st_mode))
 			return kind_error(&st, path, why);
+		/*
+		 * Where it is named counts too: /dev/stdout and
+		 * /proc/self/fd/1 resolve to whatever file stdout is.
+		 */
+		snprintf(real, len, "%s", path);
+		if (realpath(dirname(real), dir) && system_dir(path, dir, why))
+			return -EPERM;
 		if (!realpath(path, real))
 			return bl_why_set(why, errno, "%s: %s", bl_printable(path),
 					  strerror(errno));
@@ -351,30 +359,22 @@ FILE *bl_open_regular(const char *path, long max_bytes, struct bl_why *why)
 	return f;
 }
 
-/* The exit status of an undelivered output: a program's error status. */
-static int stdio_fail_status = BL_EXIT_FAIL;
-
-void bl_stdio_fail_status(int status)
-{
-	stdio_fail_status = status;
-}
-
 /*
  * A write error on stdout or stderr (a full disk, /dev/full, a closed
  * pipe reader, the file size limit) must fail the program: results that
- * were not delivered are not results. Registered with atexit(); turns
- * the exit status into stdio_fail_status (BL_EXIT_FAIL, or what a tool
- * whose 1 is a verdict set with bl_stdio_fail_status()).
+ * were not delivered are not results, and the machine's fault is no
+ * verdict (2, never 1). Registered with atexit().
  */
 static void check_stdio(void)
 {
 	bool bad = fflush(stdout) || ferror(stdout);
 
 	if (bad)
-		fprintf(stderr, "error: writing standard output failed\n");
+		fprintf(stderr, "%s: writing standard output failed\n",
+			program_invocation_short_name);
 	bad |= fflush(stderr) || ferror(stderr);
 	if (bad)
-		_exit(stdio_fail_status);
+		_exit(BL_EXIT_USAGE);
 }
 
 void bl_stdio_guard(void)

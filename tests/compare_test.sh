@@ -68,6 +68,13 @@ check "--threshold 10: regression exits 1" 1 'regressions beyond 10.0%: 2' "${cm
 check "--threshold 350: nothing beyond it, exit 0" 0 'regressions beyond 350.0%: 0' "${cmp[@]}" --threshold 350 "$tmp/before.json" "$tmp/after.json"
 check "a run compared with an equal run: no stable difference anywhere" 0 'no stable difference' "${cmp[@]}" "$tmp/before.json" "$tmp/before_again.json"
 check "a copy of a run is no second run (content, not name)" 2 'holds the same results as an earlier file' "${cmp[@]}" "$tmp/before.json" "$tmp/before_copy.json"
+# A copy stays a copy once merged again (a merge re-judges verdicts and
+# writes its own time) or given a note.
+"$here/bindlab_results" merge "$tmp/before_remerged.json" "$tmp/before.json" >/dev/null 2>&1
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["note"] = "x"; json.dump(d, open(sys.argv[2], "w"))' \
+	"$tmp/before.json" "$tmp/before_noted.json"
+check "a copy merged again is no second run" 2 'before_remerged.json holds the same results' "${cmp[@]}" "$tmp/before.json" "$tmp/before_remerged.json" -- "$tmp/after.json" "$tmp/before_again.json"
+check "a copy with a note is no second run" 2 'before_noted.json holds the same results' "${cmp[@]}" "$tmp/before.json" "$tmp/before_noted.json" -- "$tmp/after.json" "$tmp/before_again.json"
 if "${cmp[@]}" "$tmp/before.json" "$tmp/before_again.json" | grep -E '[0-9]x (slower|faster)' >/dev/null; then
 	tap_not_ok "self-comparison claims no change"
 else
@@ -201,10 +208,17 @@ bad "samples: a file of several cases" "want one case, found 8" "$here/bindlab_r
 # bindlab_results median: the lab's numbers and verdicts, in C's terms.
 check "median: MEDIAN MIN MAX N of the pooled files" 0 '^2\.000 1\.500 3\.000 3$' "$here/bindlab_results" median "$tmp/one.json"
 check "median --at-most: a median beyond the limit exits 1" 1 '^2\.000 ' "$here/bindlab_results" median --at-most 1.99 "$tmp/one.json"
-check "median --at-least: within the limit exits 0" 0 '^2\.000 ' "$here/bindlab_results" median --at-least 2 "$tmp/one.json"
+craft "$tmp/one_rate.json" 0.1.0 2 one:conn_per_s:higher:100:3,1.5,2
+check "median --at-least: within the limit exits 0" 0 '^2\.000 ' "$here/bindlab_results" median --at-least 2 "$tmp/one_rate.json"
 bad "median: a limit with a decimal comma is no number" "'1,5' is not a number" "$here/bindlab_results" median --at-most 1,5 "$tmp/one.json"
 bad "median: a limit of nan is no number" "'nan' is not a number" "$here/bindlab_results" median --at-most nan "$tmp/one.json"
 bad "median: a file without the rounds asked for" "one.json: no rounds" "$here/bindlab_results" median --field growth "$tmp/one.json"
+craft "$tmp/two.json" 0.1.0 2 two:total_ms:lower:100:3,1.5,2
+bad "median: two cases do not pool" "two.json: case two, total_ms in ms; .*one.json holds one, total_ms in ms: they do not pool" \
+	"$here/bindlab_results" median "$tmp/one.json" "$tmp/two.json"
+bad "median: two metrics of one case do not pool" "they do not pool" "$here/bindlab_results" median "$tmp/one.json" "$tmp/one_rate.json"
+bad "median --at-most on a higher-is-better metric" "higher is better for conn_per_s: --at-most is the wrong side" \
+	"$here/bindlab_results" median --at-most 2 "$tmp/one_rate.json"
 
 # LAVA results (docs/fleets.md): a hand-written file as LAVA logs them,
 # then the same with one fault each: refused (exit 2, one line, nothing
@@ -298,6 +312,8 @@ check "LAVA's job record alone is no measurement: FAIL" 1 '^verdict: FAIL: nothi
 mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", reason="lost")'
 "$res" merge "$tmp/t_remerged.json" "$tmp/t_fail.json" >/dev/null 2>&1
 check "merge of a failing run: its summary still exits 1" 1 '^  FAIL +p\.f\.t: lost' "$res" summary "$tmp/t_remerged.json"
+bad "merge --result of a run file: refused, its tests would be lost" "t_fail.json is a run file: give it as an operand" \
+	"$res" merge "$tmp/never.json" --case "c.total_ms ms lower none" --result "c.total_ms=$tmp/t_fail.json"
 # Two kselftest runs without benchmark cases are two runs, not copies.
 mutate "$tmp/t_fail.json" "$tmp/t_fail2.json" 'd["cases"] = []; d["env"]["time"] = "later"'
 mutate "$tmp/t_fail.json" "$tmp/t_fail1.json" 'd["cases"] = []'
@@ -376,6 +392,11 @@ unchanged "merge X X: X is not replaced" "$tmp/io/m.json" "$res" merge "$tmp/io/
 unchanged "merge OUT --result NAME=OUT: refused" "$tmp/io/m.json" "$res" merge "$tmp/io/m.json" --case "c.a ms lower none" --result "c.a=$tmp/io/m.json"
 cp "$lava" "$tmp/io/l.json"
 unchanged "import-lava L L: L is not replaced" "$tmp/io/l.json" "$here/run.sh" import-lava "$tmp/io/l.json" "$tmp/io/l.json"
+# Exports that are converted first: merge sees the copy, run.sh the file.
+cp "$here/tests/lava/lavacli-results.yaml" "$tmp/io/l.yaml"
+unchanged "import-lava Y Y (a LAVA export): Y is not replaced" "$tmp/io/l.yaml" "$here/run.sh" import-lava "$tmp/io/l.yaml" "$tmp/io/l.yaml"
+printf 'bind_bhash_test f.v.t\n' >"$tmp/io/names"
+unchanged "import-lava --names N N Y: N is not replaced" "$tmp/io/names" "$here/run.sh" import-lava --names "$tmp/io/names" "$tmp/io/names" "$tmp/io/l.yaml"
 touch "$tmp/io/theirs.json"
 chown 65534 "$tmp/io/theirs.json"
 bad "an output another user owns is not replaced" "belongs to uid 65534" "$res" merge "$tmp/io/theirs.json" "$tmp/run1.json"
@@ -440,6 +461,19 @@ limited "compare --json under ulimit -f 1" "$tmp/lim" 'File too large' \
 # shellcheck disable=SC2016 # expands in the inner shell
 limited "summary's standard output under ulimit -f 1: no verdict, exit 2" "$tmp/lim" 'writing standard output failed' \
 	fsize 1 sh -c '"$@" >"$0"' "$tmp/lim/summary.txt" "$res" summary "$tmp/run8.json"
+# A plot that cannot be written is no verdict either: 2, no picture.
+if command -v gnuplot >/dev/null; then
+	fsize 4 "$here/run.sh" plot -o "$tmp/lim/p" "$here/tests/fuzz/corpus/results/run.json" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(tail -n 1 "$tmp/err")" = "run.sh: gnuplot failed, no plot" ] &&
+		[ -z "$(find "$tmp/lim" -name 'p.*' -o -name '*.tmp.*')" ]; then
+		tap_ok "plot under ulimit -f 4: exit 2, no picture"
+	else
+		tap_not_ok "plot under ulimit -f 4: exit 2, no picture" "exit $rc: $(tail -n 2 "$tmp/err")"
+	fi
+else
+	tap_skip "plot under ulimit -f 4" "no gnuplot (apt-get install gnuplot-nox)"
+fi
 # full_fs DIR CMD...: CMD with a full 64k tmpfs on DIR, in a private
 # mount namespace (never the host's mount table).
 # shellcheck disable=SC2016 # expands in the inner shell
