@@ -42,10 +42,11 @@ call (ignore what the caller passes). Each mutant changes one line, or one if's 
 id names the function, the (first) line and the operator.
 
 The table is validated whole whenever it is read: a missing or corrupt
-table, a row of another tree, an unknown verdict, a duplicate id, a
-killed row with no test or a survivor with one are errors (exit 2, one
-line), never a score. Every file is written to a temporary beside it and
-renamed."""
+table, a row of another tree, an unknown verdict, a duplicate id (one
+spelling only, its row's function, line and operator), a killed row
+with no test or a survivor with one, a text of more than one line are
+errors (exit 2, one line), never a score. Every file is written to a
+temporary beside it and renamed."""
 
 import difflib
 import json
@@ -351,8 +352,9 @@ def gen(tree, outdir):
             write_file(os.path.join(outdir, 'patches', mid + '.patch'), patch)
             muts.append({'id': mid, 'file': path, 'function': func,
                          'line': i + 1, 'operator': op,
-                         'original': ' '.join(x.strip()
-                                              for x in lines[i:j + 1]),
+                         # One line, no tab: a row of the .txt.
+                         'original': ' '.join(''.join(lines[i:j + 1])
+                                              .split()),
                          'mutated': ' '.join(new.split()),
                          'first': [' '.join(c) for c in reach_first],
                          'via': via})
@@ -411,8 +413,18 @@ def is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-ID = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\.L([0-9]+)\.([a-z_]+)'
-                r'(?:\.[0-9]+)?$')
+def one_line(v):
+    """v is text the .txt can hold: a newline, a tab or another control
+    character would split its row (or its head), or an id of done."""
+    return isinstance(v, str) and v.isprintable()
+
+
+# gen's id: FUNCTION.LLINE.OPERATOR, then .N for the N-th mutant of one
+# operator on one line. One spelling only (ASCII, no leading zero, no
+# .1), matched whole: another spelling of a mutant would be a second
+# row of it, a second verdict scored.
+ID = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\.L([1-9][0-9]*)\.([a-z_]+)'
+                r'(?:\.(?:[2-9]|[1-9][0-9]+))?')
 
 
 def check_row(r, tree):
@@ -420,21 +432,31 @@ def check_row(r, tree):
     if not isinstance(r, dict):
         return 'a row that is no object'
     mid = r.get('id')
-    m = ID.match(mid) if isinstance(mid, str) else None
+    m = ID.fullmatch(mid) if isinstance(mid, str) else None
     if not m:
         return 'a row whose id is not FUNCTION.LLINE.OPERATOR: %r' % (mid,)
-    if (r.get('function'), r.get('line'), r.get('operator')) != \
-            (m.group(1), int(m.group(2)), m.group(3)):
+    # The line an int: not a bool (True == 1) nor a float (10.0 == 10).
+    line = r.get('line')
+    if (r.get('function'), line, r.get('operator')) != \
+            (m.group(1), int(m.group(2)), m.group(3)) or \
+            isinstance(line, bool) or not isinstance(line, int):
         return '%s: function, line or operator not its id\'s' % mid
+    for k, v in r.items():
+        if not all(one_line(x) for x in (v if isinstance(v, list) else [v])
+                   if isinstance(x, str)):
+            return '%s: %s is not one line of text' % (mid, k)
     if r.get('verdict') not in VERDICTS:
         return '%s: verdict %r, not one of %s' % (mid, r.get('verdict'),
                                                   ', '.join(VERDICTS))
     if r['verdict'] == 'equivalent' and not (
             isinstance(r.get('argument'), str) and r['argument'].strip()):
         return '%s: equivalent with no argument' % mid
+    # A test's name, as failures() of mutate.sh gives it: not blank nor
+    # padded, and no ',' (record and the .txt split and join on it).
     kb = r.get('killed_by', [])
-    if not isinstance(kb, list) or not all(isinstance(x, str) and x
-                                           for x in kb):
+    if not isinstance(kb, list) or not all(
+            isinstance(x, str) and x and x == x.strip() and ',' not in x
+            for x in kb):
         return '%s: killed_by is not a list of test names' % mid
     if (r['verdict'] == 'killed') != bool(kb):
         return '%s: %s, killed by %s' % (mid, r['verdict'],
@@ -442,13 +464,19 @@ def check_row(r, tree):
     for k in NUMS:
         if not (is_num(r.get(k)) and 0 <= r[k] < float('inf')):
             return '%s: %s is %r, not a number of seconds' % (mid, k, r.get(k))
-    for k in ('file', 'original', 'mutated', 'programs'):
+    for k in ('file', 'original', 'mutated', 'programs', 'argument'):
         if not isinstance(r.get(k, ''), str):
             return '%s: %s is no text' % (mid, k)
     if tree is not None and r.get('tree') != tree:
         return '%s: a row of tree %s in the table of tree %s' % (
             mid, r.get('tree'), tree)
     return None
+
+
+def about_ok(ab):
+    """ab is an "about" the .txt's head can hold: named one-line texts."""
+    return isinstance(ab, dict) and all(k and one_line(k) and one_line(v)
+                                        for k, v in ab.items())
 
 
 def load_table(path, missing_ok=False):
@@ -461,9 +489,8 @@ def load_table(path, missing_ok=False):
             not isinstance(t.get('mutants'), list):
         die('table %s: not {"about": {...}, "mutants": [...]}' % path)
     ab = t.setdefault('about', {})
-    if not isinstance(ab, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in ab.items()):
-        die('table %s: "about" is not an object of strings' % path)
+    if not about_ok(ab):
+        die('table %s: "about" is not an object of one-line strings' % path)
     # Rows say which tree they were made on; a table that does not is
     # of no known tree, and its rows cannot be checked against one.
     if t['mutants'] and not ab.get('tree'):
@@ -608,6 +635,8 @@ def about(table, pairs):
             die('table %s holds the rows of %s %s, not %s: use another table'
                 % (table, k, old, v))
         t['about'][k] = v
+    if not about_ok(t['about']):
+        die('not one line of text: %s' % ' '.join(pairs))
     write_table(table, t)
 
 

@@ -3,8 +3,9 @@
 #
 # The mutation table read back (kernel/mutants.py): a table is validated
 # whole whenever it is read. Each corrupt table below (an unknown or
-# padded verdict, a duplicate id, another tree's rows, a missing,
-# truncated or non-JSON file, wrong types) must give exit 2 and one line
+# padded verdict, a duplicate id or one spelled two ways, another tree's
+# rows, a text of two lines, a blank test name, a missing, truncated or
+# non-JSON file, wrong types) must give exit 2 and one line
 # on stderr, never a score and never a traceback, and leave the table
 # as it was; a write that fails leaves the old table and no temporary.
 set -u
@@ -46,6 +47,10 @@ def row(i, **kw):
     t = copy.deepcopy(good)
     t['mutants'][i].update(kw)
     return t
+def twice(**kw):
+    # Row 0 again, as another spelling of its id: the same mutant twice.
+    return dict(good, mutants=good['mutants'] + [dict(good['mutants'][0],
+                                                      **kw)])
 def drop(i, k):
     t = copy.deepcopy(good)
     del t['mutants'][i][k]
@@ -62,6 +67,10 @@ cases = {
     'survived_killed_by': row(1, killed_by=['prog:t']),
     'killed_by_text': row(0, killed_by='prog:t'),
     'killed_by_empty_name': row(0, killed_by=['']),
+    'killed_by_blank_name': row(0, killed_by=[' ']),
+    'killed_by_padded_name': row(0, killed_by=['prog:t.one ']),
+    'killed_by_comma': row(0, killed_by=['prog:t.one,prog:t.two']),
+    'killed_by_control': row(0, killed_by=['prog:t\x01']),
     'duplicate_id': dict(good, mutants=good['mutants'] + [good['mutants'][0]]),
     'other_tree_row': row(0, tree='fff0000'),
     'row_without_tree': drop(0, 'tree'),
@@ -70,6 +79,15 @@ cases = {
     'id_not_its_function': row(0, id='g.L10.negate'),
     'id_not_its_line': row(0, id='f.L11.negate'),
     'id_with_newline': row(0, id='f.L10.negate\nx'),
+    'id_trailing_newline_twice': twice(id='f.L10.negate\n'),
+    'id_leading_zero_twice': twice(id='f.L010.negate'),
+    'id_nth_one_twice': twice(id='f.L10.negate.1'),
+    'id_nth_leading_zero': row(0, id='f.L10.negate.02'),
+    'id_not_ascii': row(0, id='f\u00e9.L10.negate', function='f\u00e9'),
+    'line_bool': row(0, id='f.L1.negate', line=True),
+    'line_float': row(0, line=10.0),
+    'line_zero': row(0, id='f.L0.negate', line=0),
+    'line_text': row(0, line='10'),
     'build_s_text': row(0, build_s='1.0'),
     'build_s_negative': row(0, build_s=-1),
     'build_s_bool': row(0, build_s=True),
@@ -77,12 +95,23 @@ cases = {
     'verdict_s_missing': drop(0, 'verdict_s'),
     'build_s_infinite': row(0, build_s=float('inf')),
     'original_number': row(0, original=3),
+    'original_newline': row(0, original='if (a)\n'),
+    'mutated_tab': row(0, mutated='if (!(a))\t/* x */'),
+    'file_line_separator': row(0, file='net/ipv4/x.c\u2028y'),
+    'programs_newline': row(0, programs='p 1\np 2'),
+    'first_newline': row(0, first=['p -f x\ny']),
+    'argument_newline': row(1, verdict='equivalent', argument='a\nb'),
+    'argument_number': row(1, argument=3),
     'row_list': dict(good, mutants=[[1, 2]]),
     'row_null': dict(good, mutants=[None]),
     'mutants_object': dict(good, mutants={}),
     'mutants_missing': {'about': good['about']},
     'about_list': dict(good, about=[]),
     'about_number_value': dict(good, about={'tree': 1}),
+    'about_value_newline': dict(good, about=dict(good['about'],
+                                                 kernel='6.12.1\n')),
+    'about_key_tab': dict(good, about=dict(good['about'], **{'a\tb': 'c'})),
+    'about_key_empty': dict(good, about=dict(good['about'], **{'': 'c'})),
     'extra_top_key': dict(good, extra=1),
     'top_list': [good],
     'top_null': None,
@@ -123,13 +152,15 @@ refused() {
 	fi
 }
 
+times=(build_s=1 boot_s=1 verdict_s=1 stages=1)
 n=0
 for f in "$tmp"/bad/*.json; do
 	name=$(basename "$f" .json)
 	refused "summary refuses $name" "$f" summary "$f"
 	refused "done refuses $name" "$f" "done" "$f"
+	# A row the good table takes: refused for the table alone.
 	refused "record refuses $name" "$f" record "$f" "$tmp/manifest.json" \
-		f.L12.drop verdict=killed killed_by=prog:t
+		f.L12.drop verdict=killed killed_by=prog:t "${times[@]}"
 	n=$((n + 1))
 done
 echo "# $n corrupt tables"
@@ -154,6 +185,12 @@ refused "record refuses a corrupt manifest" "$tmp/t.json" \
 	record "$tmp/t.json" "$tmp/badmanifest.json" f.L12.drop verdict=survived
 refused "argue refuses a killed mutant" "$tmp/t.json" \
 	argue "$tmp/t.json" f.L10.negate "no"
+refused "argue refuses an argument of two lines" "$tmp/t.json" \
+	argue "$tmp/t.json" f.L12.drop "$(printf 'one\ntwo')"
+refused "record refuses a blank test name" "$tmp/t.json" \
+	record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop verdict=killed "killed_by= " "${times[@]}"
+refused "about refuses a value of two lines" "$tmp/t.json" \
+	about "$tmp/t.json" "project=$(printf 'p1\np2')"
 
 # A survivor argued equivalent stays so when a rerun survives again.
 mutants argue "$tmp/t.json" f.L12.drop "the skip only saves work" &&
@@ -244,7 +281,7 @@ files = {
         fn('inet_listen') + fn('inet_stream_connect', '\thash_connect(a, check_est);\n') +
         fn('inet_release') + fn('nobody_calls_me', '\tif (a)\n\t\treturn 1;\n') +
         'struct proto tcp_prot = {\n\t.get_port\t= get_port_fn,\n};\n',
-    'net/ipv4/inet_connection_sock.c': fn('get_port_fn', '\tif (a)\n\t\treturn 1;\n'),
+    'net/ipv4/inet_connection_sock.c': fn('get_port_fn', '\tif (a)\t/* x */\n\t\treturn 1;\n'),
     'net/ipv4/inet_hashtables.c': fn('hash_connect') + fn('check_est', '\ttcp_md5_copy(a);\n') +
         fn('tcp_md5_copy', '\tif (a)\n\t\treturn 1;\n'),
     'net/ipv4/inet_timewait_sock.c': '',
@@ -287,6 +324,15 @@ if mutants gen "$fake" "$tmp/gen" >/dev/null 2>"$tmp/err" &&
 	fi
 else
 	tap_not_ok "gen of the fake tree" "$(cat "$tmp/err")" "$(find "$tmp/gen" -name "*.patch" | head -n 5)"
+fi
+# A line of code with a tab in it (before a comment) is one line of
+# text in the table: gen's "original" is recorded, not refused.
+if mutants about "$tmp/gen/t.json" tree=t0 2>"$tmp/err" &&
+	mutants record "$tmp/gen/t.json" "$tmp/gen/mutants.json" get_port_fn.L3.negate \
+		verdict=survived build_s=1 boot_s=1 verdict_s=1 stages=1 2>"$tmp/err"; then
+	tap_ok "a line with a tab is recorded"
+else
+	tap_not_ok "a line with a tab is recorded" "$(cat "$tmp/err")"
 fi
 
 # The table of the repository is valid as committed.
