@@ -281,6 +281,26 @@ FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_port0)
 FIXTURE_VARIANT_ADD(port_choice, v6_bind_disconnect_any)
 { .row = { PC_DISC(V6_ANY, 30010, V6_ANY, true) } };
 
+/* A socket binds once: a second bind() is EINVAL, whatever it asks. */
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_twice)
+{ .row = { PC(BL_P_TWICE, V4_LO, 0, 40000, 40999, PC_REBIND), .err = EINVAL } };
+FIXTURE_VARIANT_ADD(port_choice, v6_bind_twice)
+{ .row = { PC(BL_P_TWICE, V6_LO, 0, 40000, 40999, PC_REBIND), .err = EINVAL } };
+
+/*
+ * bind() takes an IPv4 multicast or broadcast address, but no packet
+ * leaves from one: connect() sends from the route's source, and the
+ * socket is then bound there, the port kept.
+ */
+#define PC_GROUP(addr_)							\
+	PC(BL_P_GROUP_CONNECT, addr_, 0, 40000, 40999, PC_BIND_CONNECT),	\
+	.peer = V4_LO, .after = V4_LO, .ok = 1
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_group_connect_multicast)
+{ .row = { PC_GROUP("224.0.0.1") } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_group_connect_broadcast)
+{ .row = { PC_GROUP("255.255.255.255") } };
+
 /*
  * A bind() below net.ipv4.ip_unprivileged_port_start (1024 in a new
  * namespace) needs CAP_NET_BIND_SERVICE in the namespace's user

@@ -53,6 +53,8 @@ enum pc_op {
 	PC_NO_PORT,	/* bind() to port 0 with IP_BIND_ADDRESS_NO_PORT, connect() */
 	PC_BIND_DOWN,	/* bind() to the row's port, the next one to port - 1... */
 	PC_DISCONNECT,	/* bind() to the row's port, connect(), connect(AF_UNSPEC) */
+	PC_REBIND,	/* bind() to port 0, then once more: the second's result */
+	PC_BIND_CONNECT, /* bind() to port 0, connect(): from row.after, that port */
 };
 
 /* The socket option that lets bind() take an address no interface has. */
@@ -103,7 +105,8 @@ struct pc_row {
 	bool bind_service;	/* other_uid's bind() keeps CAP_NET_BIND_SERVICE */
 	const char *nonlocal;	/* this ip_nonlocal_bind sysctl set to 1 */
 	bool unspec;		/* the address given as AF_UNSPEC */
-	const char *after;	/* PC_DISCONNECT: the address left after it */
+	const char *after;	/* PC_DISCONNECT, PC_BIND_CONNECT: the address after it */
+	const char *peer;	/* the listeners' address (NULL: the sockets') */
 	bool keep;		/* PC_DISCONNECT: the port kept, not given back */
 	enum pc_nonlocal_opt opt;
 	enum pc_op op;
@@ -242,6 +245,34 @@ static int pc_disconnect(struct __test_metadata *_metadata, const struct pc_row 
 }
 
 /*
+ * After connect() a socket is bound where its packets come from: a
+ * multicast or broadcast address bind() took is replaced by the route's
+ * source (the kernel clears inet_saddr for them in bind()), the port
+ * kept. The port, or connect()'s -errno.
+ */
+static int pc_bind_connect(struct __test_metadata *_metadata,
+			   const struct pc_row *r, int fd,
+			   const struct sockaddr_storage *dest)
+{
+	struct sockaddr_storage want, got;
+	socklen_t len = sizeof(got);
+	int port = bl_sock_port(fd), err;
+	char w[64], g[64];
+
+	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	if (err)
+		return err;
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
+	bl_sockaddr_str(&want, w, sizeof(w));
+	bl_sockaddr_str(&got, g, sizeof(g));
+	EXPECT_STREQ(w, g)
+		TH_LOG("bound to %s port %d: %s after connect(), expected %s",
+		       r->sk.addr, port, g, w);
+	return port;
+}
+
+/*
  * The nth socket gets its port as the row says: the port, or -errno. The
  * socket stays open (the harness's fork closes it), holding the port;
  * *fdp returns it when fdp is not NULL.
@@ -269,6 +300,12 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 			return bl_sock_port(fd);
 		if (r->op == PC_DISCONNECT)
 			return pc_disconnect(_metadata, r, fd, dest);
+		if (r->op == PC_REBIND) {
+			err = pc_bind(_metadata, r, fd, &ss, len);
+			return err ? err : bl_sock_port(fd);
+		}
+		if (r->op == PC_BIND_CONNECT)
+			return pc_bind_connect(_metadata, r, fd, dest);
 		/* The port is not taken at bind() but at connect(). */
 		ASSERT_EQ(0, bl_sock_port(fd))
 			TH_LOG("IP_BIND_ADDRESS_NO_PORT: bind() took a port");
@@ -284,8 +321,10 @@ static int pc_listeners(struct __test_metadata *_metadata, const struct pc_row *
 	int n = r->ndest ? r->ndest : 1, i;
 	socklen_t len;
 
-	for (i = 0; i < n && r->op != PC_BIND0 && r->op != PC_BIND_DOWN; i++) {
-		lfd[i] = listener(_metadata, r->sk.addr, PORT_PEER + i);
+	for (i = 0; i < n && r->op != PC_BIND0 && r->op != PC_BIND_DOWN &&
+	     r->op != PC_REBIND; i++) {
+		lfd[i] = listener(_metadata, r->peer ? r->peer : r->sk.addr,
+				  PORT_PEER + i);
 		ASSERT_EQ(0, listen(lfd[i], PC_BACKLOG));
 		len = sizeof(dest[i]);
 		ASSERT_EQ(0, getsockname(lfd[i], (struct sockaddr *)&dest[i], &len));

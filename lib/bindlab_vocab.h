@@ -128,6 +128,8 @@ enum bl_port_rule {
 	BL_P_PRIVILEGED,	/* bind() below ip_unprivileged_port_start */
 	BL_P_FAMILY,		/* bind() to an address of another family */
 	BL_P_DISCONNECT,	/* connect(AF_UNSPEC) keeps what bind() chose */
+	BL_P_TWICE,		/* a bound socket binds no second time */
+	BL_P_GROUP_CONNECT,	/* bound to a group address, connect()s from the route's */
 	BL_NR_PORT_RULES
 };
 

@@ -81,4 +81,6 @@ const char * const bl_port_rule_words[BL_NR_PORT_RULES] = {
 	[BL_P_PRIVILEGED] = "bind_privileged",
 	[BL_P_FAMILY] = "bind_family",
 	[BL_P_DISCONNECT] = "bind_disconnect",
+	[BL_P_TWICE] = "bind_twice",
+	[BL_P_GROUP_CONNECT] = "bind_group_connect",
 };
