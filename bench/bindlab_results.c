@@ -49,14 +49,28 @@ static void print_usage(FILE *f)
 }
 
 static __noreturn __printf(1, 2)
+/*
+ * One line, whatever a file or a name carried into the message (a
+ * parser quotes the bytes it stopped at): control characters escaped.
+ */
 void die_usage(const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
+	size_t i;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s: ", prog);
+	for (i = 0; msg[i]; i++) {
+		unsigned char c = msg[i];
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(stderr, "\\x%02x", c);
+		else
+			fputc(c, stderr);
+	}
 	fputc('\n', stderr);
 	exit(BL_EXIT_USAGE);
 }

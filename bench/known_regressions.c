@@ -94,18 +94,33 @@ static int add_decl(const char *test, const char *release,
 	return 0;
 }
 
+/*
+ * Globs separated by commas or blanks. An empty item between commas, or
+ * a list of separators only, is a typo or an unset shell variable: it
+ * declares nothing the caller meant, so it is refused.
+ */
 static int load_list(const char *list, struct bl_why *why)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
+	char *copy = strdup(list), *rest = copy, *item, *tok, *save;
 	struct bl_why bad = { "" };
+	size_t before;
 	int err = 0;
 
 	if (!copy)
 		return bl_why_set(why, ENOMEM, "out of memory");
-	for (tok = strtok_r(copy, ", \t\n", &save); tok && !err;
-	     tok = strtok_r(NULL, ", \t\n", &save))
-		if (add_decl(tok, NULL, &bad))
-			err = bl_why_set(why, EINVAL, "BINDLAB_XFAIL: %s", bad.msg);
+	while (!err && (item = strsep(&rest, ","))) {
+		before = xf.n;
+		save = NULL;
+		for (tok = strtok_r(item, " \t\n", &save); tok && !err;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			if (add_decl(tok, NULL, &bad))
+				err = bl_why_set(why, EINVAL, "BINDLAB_XFAIL: %s",
+						 bad.msg);
+		if (!err && xf.n == before)
+			err = bl_why_set(why, EINVAL,
+					 "BINDLAB_XFAIL '%s': an empty glob (set it to globs, or unset it)",
+					 bl_printable(list));
+	}
 	free(copy);
 	return err;
 }

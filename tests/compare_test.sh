@@ -181,6 +181,8 @@ bad() {
 }
 bad "missing file" "No such file" "${cmp[@]}" --json "$tmp/never.json" "$tmp/nope.json" "$tmp/after.json"
 bad "truncated JSON" "malformed JSON" "${cmp[@]}" --json "$tmp/never.json" "$tmp/truncated.json" "$tmp/after.json"
+printf '{"schema": \033[31m}' >"$tmp/esc.json"
+bad "a parser's quote of a control character is escaped" "invalid token near '\\\\x1b'" "${cmp[@]}" --json "$tmp/never.json" "$tmp/esc.json" "$tmp/after.json"
 bad "not our schema" "is not ours" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/foreign.json"
 bad "not an object" "not a JSON object" "${cmp[@]}" --json "$tmp/never.json" "$tmp/array.json" "$tmp/after.json"
 bad "incompatible schema version" "schema version 1" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/v1.json"
