@@ -4,6 +4,7 @@
 
 usage: lava-results.py [--names FILE] IN... OUT.json
        lava-results.py --is-import FILE   exit 0 when FILE is the import format
+       lava-results.py --help
 
 IN is what a fleet gives (the format is recognised, and one job may come
 as several files, e.g. REST pages):
@@ -23,15 +24,19 @@ FIXTURE.VARIANT.TEST" lines of the installed programs
 (`lava/bindlab-lava.sh names PROG...`): "_" is ambiguous, so only an exact
 match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
 the runner's kselftest.shardfile. A record that does not parse, carries a
-measurement that is no number, or a name that maps to nothing or to two
-tests is an error naming it (exit 2, nothing written); so are records of
-two jobs (their job ids, LAVA's job record twice) and REST pages that
-are not every page of the job.
+measurement that is no finite number, a key twice in one object (JSON's
+and YAML's readers keep the last: a "fail" could read as "pass"), or a
+name that maps to nothing or to two tests is an error naming it (exit 2,
+nothing written); so are records of two jobs (their job ids, LAVA's job
+record twice), REST pages that are not every page of the job, and a job
+that LAVA says ended on an error (its job record's error_type): no
+kernel verdict.
 
 Prints the counts (records in, mapped) and a summary line. Exit: 0 every
 case passed or skipped, 1 a case failed (the job's own "lava job" result
 included), 3 no test result of the job's test definitions (boot or
-harness failure), 2 usage or bad input.
+harness failure), 2 usage, bad input or any other error (one line on
+stderr).
 """
 import json
 import os
@@ -49,6 +54,88 @@ COLLECTION = "net/bindlab"
 
 class Bad(Exception):
     """One input record that cannot be converted; the message names it."""
+
+
+def shown(value):
+    """value in a message: a scalar's repr, cut; anything else by its type
+    (YAML's aliases make a small file hold a list too large to print)."""
+    if value is None or isinstance(value, (str, int, float)):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return "a %s" % type(value).__name__
+
+
+def scalar_id(where, what, value):
+    """A job or record id: LAVA's string or number, as a string."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise Bad("%s: %s %s is no id" % (where, what, shown(value)))
+    return str(value)
+
+
+def whole(digits):
+    """A JSON integer: int() refuses one over 4300 digits; as a float it
+    is infinite, refused where a number is read."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
+def load_json(where, text):
+    """JSON with every key once: json keeps a repeated key's last value."""
+    def once(pairs):
+        obj = {}
+        for key, value in pairs:
+            if key in obj:
+                raise Bad("%s: key %s twice in one object" % (where, shown(key)))
+            obj[key] = value
+        return obj
+    try:
+        return json.loads(text, object_pairs_hook=once, parse_int=whole)
+    except RecursionError:
+        raise Bad("%s: nested deeper than Python reads" % where)
+
+
+class OnceLoader(yaml.SafeLoader):
+    """yaml.SafeLoader refusing a key twice in one mapping, where PyYAML
+    keeps the last value. named and first_line (the text's first line in
+    its file, if a line of one) name it."""
+    named, first_line = "", None
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    again = key in seen
+                    seen.add(key)
+                except TypeError:
+                    break  # unhashable: the base class refuses it
+                if again:
+                    at = self.named if self.first_line is None else "%s:%d" % (
+                        self.named, self.first_line + key_node.start_mark.line)
+                    raise Bad("%s: key %s twice in one mapping" % (at, shown(key)))
+        return super().construct_mapping(node, deep)
+
+
+def load_yaml(text, where, first_line=None):
+    """YAML with every key once (OnceLoader); a YAMLError when it does
+    not parse."""
+    loader = OnceLoader(text)
+    loader.named, loader.first_line = where, first_line
+    try:
+        return loader.get_single_data()
+    except RecursionError:
+        raise Bad("%s: nested deeper than Python reads" % where)
+    except ValueError as exc:
+        # A constructor's own refusal (an int of 5000 digits, a date
+        # that is no date): the text does not parse either.
+        raise yaml.YAMLError(str(exc))
+    finally:
+        loader.dispose()
 
 
 def slug(text):
@@ -70,12 +157,24 @@ def regular(path):
     return path
 
 
+def read_text(path):
+    """The text of path, a regular file (regular()) of UTF-8."""
+    with open(regular(path), encoding="utf-8") as f:
+        try:
+            return f.read()
+        except UnicodeError as exc:
+            raise Bad("%s: not UTF-8 (%s)" % (path, exc.reason))
+
+
 def is_import(path):
     """Is path already the import format (a JSON array of result dicts
-    with definition, case and result)? run.sh passes such a file on."""
+    with definition, case and result, every key once, LAVA's job record
+    not ended on an error)? run.sh passes such a file on, the rest to
+    the conversion, which names what it refuses."""
     try:
-        with open(regular(path), encoding="utf-8") as f:
-            data = json.load(f)
+        data = load_json(path, read_text(path))
+        for i, rec in enumerate(data if isinstance(data, list) else []):
+            check_job_ended("%s: record %d" % (path, i + 1), rec)
     except (OSError, UnicodeError, Bad, ValueError):
         return False
     return isinstance(data, list) and bool(data) and all(
@@ -87,16 +186,15 @@ def is_import(path):
 def load_names(path):
     """kselftest.sh name -> (program, test), from "PROG NAME" lines."""
     names, seen = {}, {}
-    with open(regular(path), encoding="utf-8") as f:
-        for num, line in enumerate(f, 1):
-            words = line.split()
-            if len(words) != 2:
-                raise Bad("%s:%d: not 'PROG FIXTURE.VARIANT.TEST'" % (path, num))
-            prog, test = words
-            prefix = slug("%s: %s" % (COLLECTION, prog))
-            names.setdefault(prefix, set()).add((prog, "ktap.plan"))
-            names.setdefault(prefix + "_" + slug(test), set()).add((prog, test))
-            seen[prog] = True
+    for num, line in enumerate(read_text(path).splitlines(), 1):
+        words = line.split()
+        if len(words) != 2:
+            raise Bad("%s:%d: not 'PROG FIXTURE.VARIANT.TEST'" % (path, num))
+        prog, test = words
+        prefix = slug("%s: %s" % (COLLECTION, prog))
+        names.setdefault(prefix, set()).add((prog, "ktap.plan"))
+        names.setdefault(prefix + "_" + slug(test), set()).add((prog, test))
+        seen[prog] = True
     if not seen:
         raise Bad("%s: no names" % path)
     return names
@@ -110,7 +208,7 @@ def log_records(path, lines):
         where = "%s:%d" % (path, num)
         text = line[2:] if line.startswith("- {") else line
         try:
-            rec = yaml.safe_load(text)
+            rec = load_yaml(text, path, num)
         except yaml.YAMLError as exc:
             raise Bad("%s: a results record that does not parse (%s)"
                       % (where, str(exc).splitlines()[0]))
@@ -122,23 +220,64 @@ def log_records(path, lines):
         yield where, msg
 
 
-def server_record(where, rec):
-    """An export record (lavacli, REST) -> the lava-run form of it."""
+def metadata(where, rec):
+    """An export record's metadata: lavacli's dict, the REST API's YAML
+    text of one."""
     meta = rec.get("metadata")
     if isinstance(meta, str):
         try:
-            meta = yaml.safe_load(meta) if meta.strip() else {}
+            meta = load_yaml(meta, where + ": metadata") if meta.strip() else {}
         except yaml.YAMLError:
             raise Bad("%s: metadata that does not parse" % where)
-    if not isinstance(meta, dict) or "definition" not in meta:
+    return meta
+
+
+# lava-run ends every job with LAVA's job record (definition lava, case
+# job): "pass" when the job ran to its end, else "fail" with error_msg
+# and the error_type of the LAVAError that stopped it (lava_common's
+# exceptions: Infrastructure, Configuration, Bug, Job, Canceled,
+# LAVATimeout, MultinodeTimeout, Test; "" for LAVAError itself), which a
+# server keeps in the record's metadata. Every one of them is the
+# harness's word that the job stopped before its tests ended: Test is the
+# test shell's own failure, a timeout LAVA's on a device that stopped
+# answering (a hung kernel too, which its records cannot tell apart).
+# The results of such a job are a part of a run, so neither a pass nor a
+# kernel FAIL: the import refuses it. A "fail" without an error_type
+# stays a failed case (exit 1), as documented.
+def check_job_ended(where, rec):
+    """Refuse rec when it is LAVA's job record of a job ended on an error."""
+    if not isinstance(rec, dict):
+        return
+    try:
+        meta = metadata(where, rec)
+    except Bad:
+        meta = None  # refused where the record is converted
+    meta = meta if isinstance(meta, dict) else {}
+    definition = rec.get("definition", meta.get("definition"))
+    case = rec.get("case", rec.get("name", meta.get("case")))
+    error = rec.get("error_type", meta.get("error_type"))
+    if definition != "lava" or case != "job" or error is None:
+        return
+    named = isinstance(error, str) and error.isidentifier()
+    why = rec.get("error_msg", meta.get("error_msg"))
+    raise Bad("%s: the LAVA job ended on an infrastructure error (error_type %s%s): "
+              "no kernel verdict" % (where, error if named else shown(error),
+                                     "" if why is None else ", error_msg %s" % shown(why)))
+
+
+def server_record(where, rec):
+    """An export record (lavacli, REST) -> the lava-run form of it."""
+    meta = metadata(where, rec)
+    if not isinstance(meta, dict) or not isinstance(meta.get("definition"), str):
         raise Bad("%s: no metadata.definition (the suite's name)" % where)
     suite = rec.get("suite")
     if isinstance(suite, str) and suite != meta["definition"]:
-        raise Bad("%s: suite %r, metadata.definition %r" % (where, suite, meta["definition"]))
-    if meta.get("case", rec.get("name")) != rec.get("name"):
-        raise Bad("%s: name %r, metadata.case %r" % (where, rec.get("name"), meta["case"]))
-    msg = {"definition": meta["definition"], "case": rec.get("name"),
-           "result": rec.get("result")}
+        raise Bad("%s: suite %s, metadata.definition %s" % (
+            where, shown(suite), shown(meta["definition"])))
+    if meta.get("case", rec["name"]) != rec["name"]:
+        raise Bad("%s: name %s, metadata.case %s" % (
+            where, shown(rec["name"]), shown(meta["case"])))
+    msg = {"definition": meta["definition"], "case": rec["name"], "result": rec["result"]}
     if meta.get("set"):
         msg["set"] = meta["set"]
     if rec.get("measurement") not in (None, "None", ""):
@@ -159,15 +298,20 @@ def job_of(rec, jobs, where):
         m = JOB_URL.search(rec["resource_uri"])
         job = m and m.group(1)
     if job is not None:
-        jobs.setdefault(str(job), where)
+        jobs.setdefault(scalar_id(where, "job", job), where)
 
 
-def export_records(path, data, jobs):
-    """A server export: a list of records, or REST pages of them."""
+def export_records(path, data, pages, jobs):
+    """A server export: a list of records, or REST pages of them (noted
+    in pages: path, count, records)."""
     if isinstance(data, dict) and "results" in data and "count" in data:
-        if not isinstance(data["results"], list):
+        page, count = data["results"], data["count"]
+        if not isinstance(page, list):
             raise Bad("%s: a REST page whose results is no list" % path)
-        page = data["results"]
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise Bad("%s: a REST page whose count %s is no number of records"
+                      % (path, shown(count)))
+        pages.append((path, count, len(page)))
         for key in ("next", "previous"):
             if isinstance(data.get(key), str):
                 job_of({"resource_uri": data[key]}, jobs, "%s: %s" % (path, key))
@@ -177,13 +321,15 @@ def export_records(path, data, jobs):
         raise Bad("%s: neither lava-run's log nor a LAVA results export" % path)
     for i, rec in enumerate(page):
         where = "%s: record %d" % (path, i + 1)
-        if not isinstance(rec, dict) or "name" not in rec or "result" not in rec:
-            raise Bad("%s: no name and result" % where)
-        where += " (%s)" % rec["name"]
+        if not isinstance(rec, dict) or not all(
+                isinstance(rec.get(k), str) for k in ("name", "result")):
+            raise Bad("%s: no name and result strings" % where)
+        name = rec["name"]
+        where += " (%s)" % (name if len(name) <= 200 else name[:197] + "...")
         job_of(rec, jobs, where)
         # A page twice is a record twice, whatever the sizes sum to.
         if rec.get("id") is not None:
-            key = ("record", str(rec["id"]))
+            key = ("record", scalar_id(where, "record id", rec["id"]))
             if key in jobs:
                 raise Bad("%s: record id %s again (first at %s): a page or a record twice"
                           % (where, rec["id"], jobs[key]))
@@ -191,24 +337,31 @@ def export_records(path, data, jobs):
         yield where, server_record(where, rec)
 
 
-def read_input(path, pages, jobs):
-    """(where, LAVA result dict) of one input file, in order."""
-    with open(regular(path), encoding="utf-8", errors="strict") as f:
-        text = f.read()
+def read_input(path):
+    """One input file, parsed: (lava-run log's [(where, LAVA result
+    dict)], None) or (None, an export's data). LAVA's job record of a job
+    ended on an error is refused here, before any record of any input
+    is converted."""
+    text = read_text(path)
     # lava-run's log: its records one a line, maybe after other output
     # (lava.sh keeps lava-run's stderr, where Python's warnings go too).
     if re.search(r'^(- )?\{"?dt"?:', text, re.M):
-        return list(log_records(path, text.splitlines()))
+        records = list(log_records(path, text.splitlines()))
+        for where, msg in records:
+            check_job_ended(where, msg)
+        return records, None
     try:
-        data = json.loads(text)
+        data = load_json(path, text)
     except ValueError:
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text, path, 1)
         except yaml.YAMLError as exc:
-            raise Bad("%s: neither JSON nor YAML (%s)" % (path, str(exc).splitlines()[0]))
-    if isinstance(data, dict) and "count" in data:
-        pages.append((path, data.get("count"), len(data.get("results") or [])))
-    return list(export_records(path, data, jobs))
+            raise Bad("%s: neither JSON nor YAML (%s)" % (
+                path, (str(exc).splitlines() or [""])[0]))
+    page = data.get("results") if isinstance(data, dict) else data
+    for i, rec in enumerate(page if isinstance(page, list) else []):
+        check_job_ended("%s: record %d" % (path, i + 1), rec)
+    return None, data
 
 
 def check_one_job(jobs, results):
@@ -234,13 +387,17 @@ def check_pages(pages):
 
 
 def measurement(where, value):
-    """A finite number, from LAVA's string or number."""
+    """A finite float, from LAVA's string or number (never a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise Bad("%s: measurement %s is no number" % (where, shown(value)))
     try:
         v = float(value)
-    except (TypeError, ValueError):
-        raise Bad("%s: measurement %r is no number" % (where, value))
+    except ValueError:
+        raise Bad("%s: measurement %s is no number" % (where, shown(value)))
+    except OverflowError:  # an int past the largest float
+        v = math.inf
     if not math.isfinite(v):
-        raise Bad("%s: measurement %r is not finite" % (where, value))
+        raise Bad("%s: measurement %s is not finite" % (where, shown(value)))
     return v
 
 
@@ -266,17 +423,20 @@ def convert(where, msg, names):
         if not isinstance(msg.get(key), str) or not msg[key]:
             raise Bad("%s: no %s string" % (where, key))
     if msg["result"] not in RESULTS:
-        raise Bad("%s: result %r is not %s" % (where, msg["result"], ", ".join(RESULTS)))
+        raise Bad("%s: result %s is not %s" % (where, shown(msg["result"]), ", ".join(RESULTS)))
+    for key in ("set", "units"):
+        if msg.get(key) is not None and not isinstance(msg[key], str):
+            raise Bad("%s: %s %s is no string" % (where, key, shown(msg[key])))
     definition, case = msg["definition"], msg["case"]
     if definition != "lava" and msg.get("set"):
-        definition = str(msg["set"])
+        definition = msg["set"]
     hit = mapped(where, case, names) if definition != "lava" else None
     if hit:
         definition, case = hit
     out = {"definition": definition, "case": case, "result": msg["result"]}
     if msg.get("measurement") not in (None, ""):
         out["measurement"] = measurement(where, msg["measurement"])
-        out["units"] = str(msg.get("units", ""))
+        out["units"] = msg.get("units") or ""
     return out, hit is not None
 
 
@@ -355,31 +515,68 @@ def operands(argv):
     return names_file, args
 
 
-def main(argv):
+def printed(show, *args):
+    """show(*args), what it prints flushed: a stdout that cannot take it
+    (a closed pipe, a full disk) is an error."""
+    try:
+        value = show(*args)
+        if sys.stdout:
+            sys.stdout.flush()
+        return value
+    except OSError as exc:
+        # Python flushes stdout again at exit: into /dev/null, not a
+        # second error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise Bad("stdout: %s" % (exc.strerror or exc))
+
+
+def run(argv):
+    """The conversion, or --is-import, or --help; its exit status."""
     if len(argv) == 3 and argv[1] == "--is-import":
         return 0 if is_import(argv[2]) else 1
+    if argv[1:] in (["--help"], ["-h"]):
+        printed(print, __doc__.strip())
+        return 0
     names_file, args = operands(argv[1:])
     if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
     results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
+    out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
+    names = load_names(names_file) if names_file else None
+    inputs = [(path,) + read_input(path) for path in args[:-1]]
+    for path, log, data in inputs:
+        for where, msg in log if data is None else export_records(path, data, pages, jobs):
+            nin += 1
+            out, hit = convert(where, msg, names)
+            results.append(out)
+            nmapped += hit
+    check_one_job(jobs, results)
+    check_pages(pages)
+    text = json.dumps(results, indent=1, allow_nan=False)
+    # The summary before OUT: one that cannot be printed is an error, and
+    # an error leaves no new OUT.
+    status = printed(summary, nin, results, nmapped)
+    write_atomic(out_path, text + "\n")
+    return status
+
+
+def main(argv):
+    """run(); any error, of the input or of this program, is exit 2 with
+    one line on stderr (control characters escaped), never a traceback.
+    KeyboardInterrupt and SystemExit keep Python's handling."""
     try:
-        out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
-        names = load_names(names_file) if names_file else None
-        for path in args[:-1]:
-            for where, msg in read_input(path, pages, jobs):
-                nin += 1
-                out, hit = convert(where, msg, names)
-                results.append(out)
-                nmapped += hit
-        check_one_job(jobs, results)
-        check_pages(pages)
-        text = json.dumps(results, indent=1, allow_nan=False)
-        write_atomic(out_path, text + "\n")
-    except (OSError, UnicodeError, Bad, ValueError) as exc:
-        print("lava-results.py: %s" % exc, file=sys.stderr)
-        return 2
-    return summary(nin, results, nmapped)
+        return run(argv)
+    except (Bad, OSError) as exc:
+        why = str(exc)
+    except Exception as exc:  # pylint: disable=broad-except
+        why = "%s: %s" % (type(exc).__name__, exc)
+    why = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda m: "\\x%02x" % ord(m.group()), why)
+    try:
+        print("lava-results.py: %s" % why, file=sys.stderr, flush=True)
+    except (OSError, AttributeError):
+        pass  # no stderr to say it on: the status says it
+    return 2
 
 
 if __name__ == "__main__":

@@ -511,17 +511,20 @@ conv() {
 	fi
 }
 
-# refused_naming NAME TEXT IN...: exit 2, TEXT in the message, no output.
+# refused_naming NAME TEXT IN...: exit 2, TEXT in the message, no output;
+# the message one line "lava-results.py: ...", never a traceback.
 refused_naming() {
 	local name=$1 text=$2
 
 	shift 2
 	rm -f "$tmp/never.json"
 	conv "$name" 2 "$@" "$tmp/never.json"
-	if grep -qF -- "$text" "$tmp/conv.out" && [ ! -e "$tmp/never.json" ]; then
+	if grep -qF -- "$text" "$tmp/conv.out" && [ ! -e "$tmp/never.json" ] &&
+		[ "$(wc -l <"$tmp/conv.out")" -eq 1 ] && grep -q '^lava-results\.py: ' "$tmp/conv.out"; then
 		tap_ok "lava.results.$name.named"
 	else
-		tap_not_ok "lava.results.$name.named" "want '$text' and no output" "$(cat "$tmp/conv.out")"
+		tap_not_ok "lava.results.$name.named" "want one line with '$text' and no output" \
+			"$(head -c 2000 "$tmp/conv.out")"
 	fi
 }
 
@@ -599,6 +602,142 @@ sys.exit(0 if got == want else "%r" % got)
 	fi
 }
 
+# LAVA's job record of a job that ended on an error (lava-run's
+# error_type, in the record or in a server's metadata of it), whatever
+# the type: no kernel verdict, refused (exit 2), never a FAIL; and not the
+# import format, so that run.sh import-lava hands it to the conversion.
+job_error_tests() {
+	local f=$here/tests/lava
+
+	sed '4s/"result": "pass"/"result": "fail", "error_msg": "tftp: timed out", "error_type": "Infrastructure"/' \
+		"$tmp/lava.log" >"$tmp/infra.log"
+	refused_naming log_job_ended_on_error_refused \
+		"infra.log:4: the LAVA job ended on an infrastructure error (error_type Infrastructure, error_msg 'tftp: timed out'): no kernel verdict" \
+		"$tmp/infra.log"
+	sed 's/{case: job, definition: lava, level: .1.2., namespace: common, result: pass}/{case: job, definition: lava, error_type: Test, result: fail}/' \
+		"$f/lavacli-results.yaml" >"$tmp/test-error.yaml"
+	refused_naming lavacli_job_ended_on_error_refused \
+		"test-error.yaml: record 17: the LAVA job ended on an infrastructure error (error_type Test): no kernel verdict" \
+		"$tmp/test-error.yaml"
+	printf '[{"definition": "lava", "case": "job", "result": "fail", "metadata": {"error_type": "Infrastructure"}},
+{"definition": "lava", "case": "tftp-deploy", "result": "fail"}]\n' >"$tmp/infra.json"
+	conv import_format_job_ended_on_error_is_not_import 1 --is-import "$tmp/infra.json"
+	refused_naming import_format_job_ended_on_error_refused \
+		"infra.json: record 1: the LAVA job ended on an infrastructure error (error_type Infrastructure): no kernel verdict" \
+		"$tmp/infra.json"
+	# A job record "fail" without an error_type: a failed case, as before.
+	sed '4s/"result": "pass"/"result": "fail"/' "$tmp/lava.log" >"$tmp/job-fail.log"
+	conv job_fail_without_error_type_is_exit_1 1 "$tmp/job-fail.log" "$tmp/job-fail.json"
+}
+
+# stdout_to SINK OUT: lava-results.py on $tmp/lava.log with stdout a pipe
+# nobody reads (pipe) or /dev/full (full): "STATUS STDERR".
+stdout_to() {
+	"$py" - "$1" "$py" "$lava/lava-results.py" "$tmp/lava.log" "$2" <<'PY'
+import os
+import subprocess
+import sys
+
+if sys.argv[1] == "pipe":
+    r, out = os.pipe()
+    os.close(r)
+else:
+    out = os.open("/dev/full", os.O_WRONLY)
+p = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.PIPE, check=False)
+print(p.returncode, p.stderr.decode(errors="replace"), end="")
+PY
+}
+
+# Hostile inputs, one a row: NAME|TEXT|BODY, BODY the file's text (or,
+# when empty, the file made first: too deep or too large to write here).
+# Each is refused by one line with TEXT (exit 2), never a traceback, never
+# read as a result.
+hostile_tests() {
+	local d=$tmp/hostile name text body sink
+
+	mkdir -p "$d"
+	"$py" - "$d" <<'PY'
+import sys
+
+rec = '[{"name": "a.b.c", "result": "fail", "metadata": {"definition": "x"}, "measurement": %s}]'
+# A list of a million items that YAML's aliases write in a few lines.
+laughs = "- {name: a.b.c, result: pass, metadata: {definition: x}}\n"
+laughs += "- name: a.b.d\n  result: pass\n  metadata: {definition: x}\n"
+laughs += "  l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n"
+laughs += "".join("  l%d: &l%d [%s]\n" % (i, i, ", ".join(["*l%d" % (i - 1)] * 10)) for i in range(1, 6))
+laughs += "  measurement: *l5\n"
+for name, text in (("deep_json", "[" * 200000 + "]" * 200000),
+                   ("deep_yaml", "a: " + "[" * 100000 + "]" * 100000),
+                   ("measurement_400_digits", rec % ("9" * 400)),
+                   ("measurement_5000_digits", rec % ("9" * 5000)),
+                   ("measurement_aliased_million", laughs),
+                   ("not_utf8", "[\udcff]")):
+    with open("%s/%s" % (sys.argv[1], name), "w", errors="surrogateescape") as f:
+        f.write(text + "\n")
+PY
+	while IFS='|' read -r name text body; do
+		case $name in '#'*) continue ;; esac
+		[ -z "$body" ] || printf '%s\n' "$body" >"$d/$name"
+		refused_naming "${name}_refused" "$text" "$d/$name"
+	done <<'ROWS'
+# What a record is and what a number is: checked before use.
+deep_json|deep_json: nested deeper than Python reads|
+deep_yaml|deep_yaml: nested deeper than Python reads|
+measurement_400_digits|record 1 (a.b.c): measurement 999999999999999999999999999999999999999999999999999999999... is not finite|
+measurement_5000_digits|record 1 (a.b.c): measurement inf is not finite|
+measurement_aliased_million|record 2 (a.b.d): measurement a list is no number|
+not_utf8|not_utf8: not UTF-8|
+results_no_list|results_no_list: a REST page whose results is no list|{"count": 1, "results": 5}
+results_of_numbers|record 1: no name and result strings|{"count": 1, "results": [5]}
+count_no_number|a REST page whose count 'x' is no number of records|{"count": "x", "results": []}
+name_no_string|record 1: no name and result strings|[{"name": ["a"], "result": "pass", "metadata": {"definition": "x"}}]
+job_id_a_list|record 1 (a.b.c): job a list is no id|[{"name": "a.b.c", "result": "pass", "job": [1], "metadata": {"definition": "x"}}]
+record_id_a_dict|record 1 (a.b.c): record id a dict is no id|[{"name": "a.b.c", "result": "pass", "id": {}, "metadata": {"definition": "x"}}]
+set_no_string|record 1 (a.b.c): set a dict is no string|[{"name": "a.b.c", "result": "pass", "metadata": {"definition": "x", "set": {"a": 1}}}]
+unit_no_string|record 1 (a.b.c): units 5 is no string|[{"name": "a.b.c", "result": "pass", "measurement": 1, "unit": 5, "metadata": {"definition": "x"}}]
+measurement_a_bool|record 1 (a.b.c): measurement True is no number|[{"name": "a.b.c", "result": "pass", "measurement": true, "metadata": {"definition": "x"}}]
+control_characters_escaped|record 1 (a\x0ab\x1b[1m): measurement 'z' is no number|[{"name": "a\nb\u001b[1m", "result": "pass", "measurement": "z", "metadata": {"definition": "x"}}]
+# A key twice: the readers keep the last, and a fail would read as a pass.
+json_duplicate_key|json_duplicate_key: key 'result' twice in one object|[{"name": "bind_fastreuse.v4_reuseaddr_same.growth", "result": "fail", "result": "pass", "metadata": {"definition": "bind_fastreuse"}}]
+yaml_duplicate_key|yaml_duplicate_key:1: key 'result' twice in one mapping|- {name: X, result: fail, result: pass, job: "1", metadata: {definition: d}}
+ROWS
+	sed '2s/"result": "pass"/"result": "fail", "result": "pass"/' "$tmp/lava.log" >"$tmp/dup.log"
+	refused_naming log_duplicate_key_refused "dup.log:2: key 'result' twice in one mapping" "$tmp/dup.log"
+	printf '[{"definition": "p", "case": "f.a", "result": "fail", "result": "pass"}]\n' >"$tmp/dup-import.json"
+	conv import_format_duplicate_key_is_not_import 1 --is-import "$tmp/dup-import.json"
+	# A stdout that takes nothing (a pipe nobody reads, a full disk): an
+	# error in one line, and no OUT.
+	for sink in "pipe:Broken pipe" "full:No space left on device"; do
+		rm -f "$tmp/sink.json"
+		same "lava.results.stdout_${sink%%:*}_is_error_nothing_written" \
+			"$(stdout_to "${sink%%:*}" "$tmp/sink.json")$([ ! -e "$tmp/sink.json" ] || echo ' (OUT written)')" \
+			"2 lava-results.py: stdout: ${sink#*:}"
+	done
+	# Whatever else fails (here a planted TypeError): an error in one line.
+	same lava.results.any_other_exception_is_error_one_line "$("$py" - "$lava/lava-results.py" \
+		"$tmp/lava.log" "$tmp/never.json" 2>&1 <<'PY'
+import importlib.util
+import sys
+
+spec = importlib.util.spec_from_file_location("lava_results", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+
+
+def planted(*_):
+    raise TypeError("planted\nsecond line")
+
+
+mod.convert = planted
+print(mod.main(sys.argv[1:]))
+PY
+)" "lava-results.py: TypeError: planted\x0asecond line
+2"
+	conv help_is_exit_0 0 --help
+	check lava.results.help_prints_usage grep -q '^usage: lava-results.py \[--names FILE\] IN\.\.\. OUT\.json' \
+		"$tmp/conv.out"
+}
+
 # count NAME JSON WANT: the number of entries of an import JSON.
 count() {
 	same "lava.results.$1" "$("$py" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$2")" "$3"
@@ -659,6 +798,19 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 	refused_naming unmappable_name_refused \
 		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \
 		--names "$tmp/names" "$tmp/p1.json" "$f/rest-tests-page2.json"
+	# The REST API's metadata is YAML text: a key twice there too. LAVA's
+	# job record of a job that ended on an error, on the last page, is
+	# refused before any record of the first is read.
+	sed 's/definition: lava\\nduration/definition: lava\\ndefinition: lava\\nduration/' \
+		"$f/rest-tests-page2.json" >"$tmp/p2-dup.json"
+	refused_naming rest_metadata_duplicate_key_refused \
+		"record 5 (job): metadata: key 'definition' twice in one mapping" \
+		--names "$tmp/names" "$f/rest-tests-page1.json" "$tmp/p2-dup.json"
+	sed 's/definition: lava\\nduration: .212.44.\\nresult: pass/definition: lava\\nerror_type: LAVATimeout\\nresult: fail/' \
+		"$f/rest-tests-page2.json" >"$tmp/p2-timeout.json"
+	refused_naming rest_job_ended_on_error_refused \
+		"p2-timeout.json: record 5: the LAVA job ended on an infrastructure error (error_type LAVATimeout): no kernel verdict" \
+		"$tmp/p1.json" "$tmp/p2-timeout.json"
 	# "_" is ambiguous: two tests that flatten alike map to neither.
 	printf 'tw_reuse_loopback tw_sysctl.reuse_minus_1.write\ntw_reuse_loopback tw_sysctl.reuse.minus_1_write\n' >>"$tmp/names"
 	refused_naming ambiguous_name_refused \
@@ -768,6 +920,8 @@ bench_tests
 report_tests
 if "$py" -c 'import yaml' 2>/dev/null; then
 	log_tests
+	job_error_tests
+	hostile_tests
 	export_tests
 	import_tests
 else
