@@ -208,6 +208,24 @@ static int pc_bind(struct __test_metadata *_metadata, const struct pc_row *r,
 	return err;
 }
 
+/* After a connect() step, the socket is bound to row.after, its port kept. */
+static void pc_expect_after(struct __test_metadata *_metadata,
+			    const struct pc_row *r, int fd, int port,
+			    const char *step)
+{
+	struct sockaddr_storage want, got;
+	socklen_t len = sizeof(got);
+	char w[64], g[64];
+
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
+	bl_sockaddr_str(&want, w, sizeof(w));
+	bl_sockaddr_str(&got, g, sizeof(g));
+	EXPECT_STREQ(w, g)
+		TH_LOG("%s bound to port %d: %s after %s, expected %s",
+		       r->sk.addr, port, g, step, w);
+}
+
 /*
  * connect(AF_UNSPEC) of a bound, connected socket (tcp_disconnect()):
  * what bind() asked for stays, a port or address the kernel chose goes
@@ -220,22 +238,13 @@ static int pc_disconnect(struct __test_metadata *_metadata, const struct pc_row 
 {
 	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	struct sk_spec second = { .addr = r->sk.addr };
-	struct sockaddr_storage want, got;
-	socklen_t len = sizeof(got);
 	int port = bl_sock_port(fd), err;
-	char w[64], g[64];
 
 	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
 	ASSERT_EQ(0, err) TH_LOG("connect(): %s", bl_errname(-err));
 	ASSERT_EQ(0, connect(fd, &unspec, sizeof(unspec)))
 		TH_LOG("connect(AF_UNSPEC): %s", bl_errname(errno));
-	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
-	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
-	bl_sockaddr_str(&want, w, sizeof(w));
-	bl_sockaddr_str(&got, g, sizeof(g));
-	EXPECT_STREQ(w, g)
-		TH_LOG("%s bound to port %d: %s after connect(AF_UNSPEC), expected %s",
-		       r->sk.addr, r->port, g, w);
+	pc_expect_after(_metadata, r, fd, port, "connect(AF_UNSPEC)");
 	err = sk_bind(_metadata, sk_open(_metadata, &second), &second, port);
 	EXPECT_EQ(r->keep ? EADDRINUSE : 0, err)
 		TH_LOG("%s bound to port %d: after connect(AF_UNSPEC) a second bind() to %d: %s, expected %s",
@@ -254,21 +263,12 @@ static int pc_bind_connect(struct __test_metadata *_metadata,
 			   const struct pc_row *r, int fd,
 			   const struct sockaddr_storage *dest)
 {
-	struct sockaddr_storage want, got;
-	socklen_t len = sizeof(got);
 	int port = bl_sock_port(fd), err;
-	char w[64], g[64];
 
 	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
 	if (err)
 		return err;
-	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
-	ASSERT_NE(0U, bl_sockaddr_parse(r->after, port, &want));
-	bl_sockaddr_str(&want, w, sizeof(w));
-	bl_sockaddr_str(&got, g, sizeof(g));
-	EXPECT_STREQ(w, g)
-		TH_LOG("bound to %s port %d: %s after connect(), expected %s",
-		       r->sk.addr, port, g, w);
+	pc_expect_after(_metadata, r, fd, port, "connect()");
 	return port;
 }
 
