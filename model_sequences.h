@@ -314,7 +314,7 @@ static void __attribute__((constructor)) model_env_check(void)
 		model_env_die("BINDLAB_MODEL_DROP", "names no rule of the model");
 	s = env_set("BINDLAB_MODEL_SEQ");
 	if (s && bm_seq_parse(s, ops, MAX_STEPS) <= 0)
-		model_env_die("BINDLAB_MODEL_SEQ", "is no sequence (see the README)");
+		model_env_die("BINDLAB_MODEL_SEQ", "is no sequence in the grammar of the failure lines");
 	s = env_set("BINDLAB_MODEL_LIST");
 	if (s && strcmp(s, "0") && strcmp(s, "1"))
 		model_env_die("BINDLAB_MODEL_LIST", "is neither 0 nor 1");
