@@ -63,7 +63,7 @@ bl_nice()
 
 bl_is_uint()
 {
-	[[ $1 =~ ^[0-9]+$ ]]
+	[[ $1 =~ ^(0|[1-9][0-9]*)$ ]]
 }
 
 # Option value present and not another option: bl_need_arg OPT "$#" VALUE

@@ -15,12 +15,11 @@ unset LANGUAGE
 # bl_num VALUE MIN MAX: true when VALUE is such a number.
 bl_num() {
 	local v=$1
-	[[ $v =~ ^-?[0-9]+$ ]] || return 1
-	# Strip leading zeros so bash does not read them as octal; bound the
-	# length so 64-bit arithmetic cannot wrap.
+	# No leading zero: callers use the value in $((...)), which reads
+	# 010 as octal 8 and 08 as an error. The length bound keeps 64-bit
+	# arithmetic from wrapping.
+	[[ $v =~ ^-?(0|[1-9][0-9]*)$ ]] || return 1
 	v=${v#-}
-	v=${v#"${v%%[!0]*}"}
-	[ -n "$v" ] || v=0
 	[ ${#v} -le 18 ] || return 1
 	[[ $1 == -* ]] && v=$((-v))
 	[ "$v" -ge "$2" ] && [ "$v" -le "$3" ]
