@@ -41,7 +41,7 @@ options:
   -h, --help            this text
 OUT gets: console.log (serial console, kernel log and output), output.log
   (COMMAND's stdout+stderr: KTAP or bench text), status (its exit code),
-  vm_status (ok, timeout, panic, no-result, boot-failed, qemu-failed,
+  vm_status (ok, bad-status, timeout, panic, no-result, boot-failed, qemu-failed,
   write-failed: OUT took no more data, a full disk), boots (how many
   boots it took), every file COMMAND left in its working directory (e.g.
   bind_bench --json files).
@@ -340,6 +340,7 @@ boot_once()
 		   sed '1d;$d' | tr -d '\r' | base64 -d | tar -xzf - -C "$out" 2> /dev/null &&
 		   [ -f "$out/status" ]; then
 			vm_status=ok
+			bl_num "$(cat "$out/status")" 0 255 || vm_status=bad-status
 		fi
 	elif grep -q 'Kernel panic' "$out/console.log"; then
 		vm_status=panic
@@ -398,6 +399,10 @@ case $vm_status in
 ok)
 	rc=$(cat "$out/status")
 	bl_log "guest exit status $rc after ${elapsed}s"
+	;;
+bad-status)
+	bl_log "the guest's status '$(bl_esc "$(cat "$out/status")")' is no exit status: a harness error"
+	rc=126
 	;;
 boot-failed)
 	tail -n 5 "$out/console.log" >&2

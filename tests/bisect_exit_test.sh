@@ -119,6 +119,8 @@ else
 fi
 expect boot_hung_twice 128 run FAKE_QEMU=boot-hang BINDLAB_BOOT_TIMEOUT=2 -- "${t[@]}"
 expect vm_error 128 run FAKE_QEMU=qemu-fail -- "${t[@]}"
+# A status that is no exit status is the harness's fault, not the kernel's.
+expect vm_bad_status 128 run FAKE_QEMU=bad-status -- "${t[@]}"
 expect ktap_plan_0 128 run FAKE_QEMU=plan0 -- "${t[@]}"
 # The results' disk full as the guest answers: the machine's fault, on
 # every commit alike. -o on a tmpfs of 16 MiB (the initramfs takes ~8) in
@@ -144,6 +146,8 @@ else
 fi
 tree_dir=$FAKE/quiet expect test_good_nothing_compiled 0 run FAKE_QEMU=pass -- "${t[@]}"
 expect test_bad 1 run FAKE_QEMU=fail -- "${t[@]}"
+# Every test skipped, though the harness exits 0: nothing tested, skip.
+expect test_all_skipped 125 run FAKE_QEMU=all-skip -- "${t[@]}"
 expect ktap_plan_unmet 1 run FAKE_QEMU=unmet -- "${t[@]}"
 # A real result file, from the host's own bind_bench (median ~ms).
 json=$FAKE/result.json

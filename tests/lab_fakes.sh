@@ -116,6 +116,8 @@ fake_collection()
 #   case:FILE     the command ran, status 0, FILE as result.json; a
 #                 directory FILE: its files (ab's CASE.json) instead
 #   noresult      the command ran, status 0, no result.json
+#   all-skip      status 0 (as the harness exits), every test SKIP
+#   bad-status    a clean KTAP, but a status that is no exit status
 #   boot-panic    the 8254/IO-APIC timer panic, before the command starts
 #   boot-hang     no output at all, until killed
 #   run-panic     a panic after the command started
@@ -168,6 +170,8 @@ pass|pass-slow)
 	results 0 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0\n' ;;
 fail) results 1 'TAP version 13\n1..2\nok 1 f.v.a\nnot ok 2 f.v.b\n' ;;
 skip) results 4 'TAP version 13\n1..1\nok 1 f.v.a # SKIP no ipv6\n' ;;
+all-skip) results 0 'TAP version 13\n1..2\nok 1 f.v.a # SKIP no ipv6\nok 2 f.v.b # SKIP no ipv6\n' ;;
+bad-status) results '' 'TAP version 13\n1..2\nok 1 f.v.a\nok 2 f.v.b\n' ;;
 unmet) results 0 'TAP version 13\n1..3\nok 1 f.v.a\n' ;;
 plan0) results 0 'TAP version 13\n1..0\n# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:0 error:0\n' ;;
 case:*) results 0 'reuseaddr same 100: 1.000 ms\n' "${mode#case:}" ;;
