@@ -16,14 +16,18 @@
 
 #include "bindlab_core.h"
 
-/* -?[0-9]+ (integer) or -?[0-9]+(\.[0-9]+)? (real). */
+/*
+ * -?(0|[1-9][0-9]*) (integer) or that and (\.[0-9]+)? (real). No leading
+ * zero: the shell side (scripts/strict.sh's bl_num) refuses 010, which
+ * bash would read as octal, and both sides take the same numbers.
+ */
 static bool number_syntax(const char *s, bool real)
 {
 	const char *p = s;
 
 	if (*p == '-')
 		p++;
-	if (*p < '0' || *p > '9')
+	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
 		return false;
 	while (*p >= '0' && *p <= '9')
 		p++;

@@ -222,7 +222,7 @@ phase_wait() {
 # forked (its tests), as a hung test would be: only SIGKILL from
 # whoever owns them can end them now.
 hang_tests() {
-	local p pp argv
+	local p pp argv i stopped=()
 	for p in $(marked "$1"); do
 		pp=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null)
 		[ -n "$pp" ] || continue
@@ -230,9 +230,20 @@ hang_tests() {
 		argv=$(tr '\0' '\n' 2>/dev/null <"/proc/$pp/cmdline" | head -n 2 | tr '\n' ' ')
 		case $argv in
 		*/bind_bhash_test\ * | */tw_reuse_loopback\ * | */bind_fastreuse\ *)
-			[[ $argv == *" churn "* ]] || kill -STOP "$p" 2>/dev/null
+			[[ $argv == *" churn "* ]] || { kill -STOP "$p" 2>/dev/null && stopped+=("$p"); }
 			;;
 		esac
+	done
+	# Stopped, not just sent SIGSTOP: the kernel wakes an orphaned group
+	# (SIGHUP, SIGCONT) only if a member is stopped when its parent dies;
+	# on a loaded machine the stop can land after that, and then nothing
+	# ever continues it.
+	for p in ${stopped[@]+"${stopped[@]}"}; do
+		for i in $(seq 50); do
+			[ "$(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null)" != R ] &&
+				[ "$(awk '/^State:/ { print $2 }' "/proc/$p/status" 2>/dev/null)" != S ] && break
+			sleep 0.1
+		done
 	done
 }
 
