@@ -158,7 +158,8 @@ static const struct {
 	const char *s;
 	int want_long, want_double;
 } numbers[] = {
-	{ "10", 0, 0 }, { "0", 0, 0 }, { "-0", 0, 0 }, { "007", 0, 0 },
+	{ "10", 0, 0 }, { "0", 0, 0 }, { "-0", 0, 0 }, { "007", -EINVAL, -EINVAL },
+	{ "0.5", -EINVAL, 0 }, { "00.5", -EINVAL, -EINVAL },
 	{ "2.5", -EINVAL, 0 }, { "0x10", -EINVAL, -EINVAL },
 	{ "+5", -EINVAL, -EINVAL }, { " 3", -EINVAL, -EINVAL },
 	{ "3 ", -EINVAL, -EINVAL }, { "1e3", -EINVAL, -EINVAL },
