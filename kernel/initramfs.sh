@@ -25,8 +25,10 @@ options:
                         init of vm.sh; kernel/initramfs/init-shell gives a
                         root shell on the console)
   -f, --file SRC=DEST   also copy SRC to DEST in the image; repeatable
-  -w, --work DIR        staging directory, made anew and removed
-                        (default IMAGE.root)
+  -w, --work DIR        staging directory, new or empty (one that holds
+                        anything is refused, never emptied): made if
+                        missing and removed at the end, an empty one
+                        emptied again (default IMAGE.root)
   -h, --help            this text
 exit: 0 written, 1 a tool or file missing, 2 usage
 EOF
@@ -89,7 +91,24 @@ add_file()
 					      $1 ~ /^\// { print $1 }')
 }
 
-rm -rf "$work"
+# The staging directory is this run's own: new, or empty. It goes at the
+# end, whatever ends the run, but only what this run put there: one that
+# holds anything (someone's, or an earlier run's) is refused.
+made_work=
+[ -e "$work" ] || [ -L "$work" ] || made_work=1
+bl_own_dir --work "$work"
+work=$BL_OWN_DIR
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup()
+{
+	if [ -n "$made_work" ]; then
+		rm -rf "$work"
+	else
+		find -H "$work" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+	fi
+}
+trap cleanup EXIT
+bl_trap_signals
 mkdir -p "$work"/{bin,dev,proc,sys,tmp,results,root,etc}
 cp /bin/busybox "$work/bin/busybox"
 add_file "$init" /init
@@ -115,4 +134,3 @@ done
 # (0.6 s of 1.3 s to init), and the guest's first second counts.
 (cd "$work" && find . -print0 | cpio --null -o -H newc --quiet) > "$image.tmp"
 mv "$image.tmp" "$image"
-rm -rf "$work"

@@ -24,7 +24,12 @@ usage: $BL_PROG [options] DEST
     6  harmless: a comment in net/ipv4/af_inet.c        (branch "lab")
   With --tree, DEST is a hard-linked copy of the tree; files the history
   touches are unshared first, so the tree is never written. With --source,
-  DEST is unpacked from the tarball. Commit ids are fixed.
+  DEST is unpacked from the tarball. Commit ids are fixed. DEST is made
+  in DEST.tmp, renamed when complete. A DEST that is no complete lab
+  history (its branch "lab" ends in commit 6, made by this script), or
+  one with changes, is refused unless it is an empty directory: never
+  reset or removed. A DEST.tmp another run left is removed only when that
+  run made it (its .git says so) and is gone.
 options:
   -t, --tree DIR        source tree (default \$BINDLAB_CACHE/linux-6.12)
   -s, --source TARBALL  unpack this kernel source tarball instead of --tree
@@ -90,45 +95,95 @@ commit_harmless()
 	git_lab commit -qam "lab $n: harmless change ($f)"
 }
 
-# A finished history ends in commit 6 with a clean tree and has its tags;
-# a stale bisect or checkout from an interrupted run is undone first.
-if [ -d "$repo/.git" ]; then
+# DEST is this script's own only when its branch "lab" ends in the lab's
+# commit 6, by the lab's own name (no one's): read before anything is
+# done in it. Only such a DEST is reused; a stale bisect or checkout of an
+# interrupted run is undone first. Anything else is someone's, refused,
+# never reset or removed; an empty directory is taken.
+[ "$repo" = / ] || repo=${repo%/}
+if [ -d "$repo/.git" ] &&
+   [ "$(git_lab log -1 --format='%ae %s' lab -- 2> /dev/null)" = "$GIT_AUTHOR_EMAIL $last" ]; then
 	git_lab bisect reset -q > /dev/null 2>&1 || true
-	if [ "$(git_lab log -1 --format=%s lab 2> /dev/null)" = "$last" ] &&
-	   git_lab rev-parse -q --verify stock > /dev/null &&
+	if git_lab rev-parse -q --verify stock > /dev/null &&
 	   git_lab rev-parse -q --verify fixed > /dev/null &&
-	   git_lab checkout -q lab && git_lab diff --quiet HEAD; then
+	   git_lab rev-parse -q --verify culprit > /dev/null &&
+	   git_lab checkout -q lab 2> /dev/null && git_lab diff --quiet HEAD; then
 		git_lab rev-parse culprit
 		exit 0
 	fi
+	bl_usage_error "$repo is a lab history with changes or without its tags: remove it, or give a new DEST"
+fi
+if [ -L "$repo" ] || { [ -e "$repo" ] && [ ! -d "$repo" ]; }; then
+	bl_usage_error "$repo is no directory: give a new DEST"
+fi
+if [ -d "$repo" ] && [ -n "$(ls -A -- "$repo" 2> /dev/null)" ]; then
+	bl_usage_error "$repo holds files and is no complete lab history: give a new or empty DEST"
 fi
 
 # DEST.tmp until the last commit: an interrupted run never leaves a
-# repository that looks complete.
+# repository that looks complete. Its .git (made first) carries our mark;
+# a flock on it, held until this run ends, tells a live run's from a dead
+# one's. A DEST.tmp without the mark is someone's: refused.
+stage=$repo.tmp
+mark=.git/bindlab-lab-history
+claim_stage()
+{
+	local fd
+
+	mkdir -p -- "$(dirname -- "$stage")" 2> /dev/null ||
+		bl_usage_error "cannot create $(dirname -- "$stage")"
+	if [ -e "$stage" ] || [ -L "$stage" ]; then
+		if [ -L "$stage" ] || [ ! -f "$stage/$mark" ]; then
+			bl_usage_error "$stage exists and is not a lab history's staging: give another DEST"
+		fi
+		{ exec {fd}< "$stage"; } 2> /dev/null || bl_usage_error "cannot open $stage"
+		flock -n "$fd" || bl_usage_error "$stage is another run's, still running"
+		bl_log "removing $stage, which an interrupted run left"
+		rm -rf -- "$stage"
+		exec {fd}<&-
+	fi
+	mkdir -- "$stage" || bl_usage_error "cannot create $stage"
+	exec {stage_fd}< "$stage"
+	flock -n "$stage_fd" || bl_usage_error "$stage is another run's, still running"
+	git -C "$stage" -c core.hooksPath=/dev/null init -q -b lab
+	echo "kernel/lab-history.sh staging, PID $$" > "$stage/$mark"
+}
+
+# link_tree SRC DEST: DEST (ours, with its .git) gets SRC's files as hard
+# links, .git left out.
+link_tree()
+{
+	local f
+
+	for f in "$1"/* "$1"/.[!.]*; do
+		[ -e "$f" ] || continue
+		[ "$(basename "$f")" = .git ] && continue
+		cp -al "$f" "$2/"
+	done
+}
+
 make_tree()
 {
 	local f
 
-	rm -rf "$repo" "$repo.tmp"
 	if [ -n "$source" ]; then
 		bl_log "unpacking $source into $repo"
-		mkdir -p "$repo.tmp"
-		bl_nice tar -xJf "$source" -C "$repo.tmp" --strip-components=1
+		bl_nice tar -xJf "$source" -C "$stage" --strip-components=1 --exclude='*/.git'
 		return
 	fi
-	bl_link_tree "$tree" "$repo.tmp"
+	link_tree "$tree" "$stage"
 	for f in "${harmless[@]}" $(awk '/^\+\+\+ / { sub(/^b\//, "", $2); print $2 }' "$fix"); do
-		cp -p "$repo.tmp/$f" "$repo.tmp/$f.unshare"
-		mv "$repo.tmp/$f.unshare" "$repo.tmp/$f"
+		cp -p "$stage/$f" "$stage/$f.unshare"
+		mv "$stage/$f.unshare" "$stage/$f"
 	done
 }
 
+claim_stage
 bl_log "creating the lab history in $repo"
 make_tree
 name=$(basename "${source:-$tree}")
 repo_final=$repo
-repo=$repo.tmp
-git_lab init -q -b lab
+repo=$stage
 # A kernel tree's worth of loose objects would start a repack that takes
 # minutes of CPU behind our back; uncompressed objects are quicker to write.
 git_lab config gc.auto 0
@@ -148,5 +203,8 @@ git_lab commit -qam "lab 4: revert $(basename "$fix") (the culprit)"
 git_lab tag culprit
 commit_harmless 5 "${harmless[2]}"
 commit_harmless 6 "${harmless[3]}"
-mv "$repo" "$repo_final"
+# -T: onto an empty DEST, never into it; one that gained files is kept.
+mv -T "$repo" "$repo_final" ||
+	bl_die 1 "cannot rename $repo to $repo_final (did something write into it?)"
+rm -f "$repo_final/$mark"
 git -C "$repo_final" rev-parse culprit

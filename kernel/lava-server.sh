@@ -31,7 +31,12 @@ usage: $BL_PROG [-d DEVICES] [-o DIR] [-W SECONDS] [-- LAVA-ARGS...]
 options:
   -d, --devices N   qemu devices on the worker (default 2)
   -o, --out DIR     run directory (default: new dir under \$BINDLAB_CACHE/runs):
-                    logs/ (the services' logs), serve.log, jobs/ (lava.sh's)
+                    logs/ (the services' logs), serve.log, jobs/ (lava.sh's),
+                    devices/, overlay/ (removed at the end), serve.sh,
+                    setup-lab.py, server.json, devices.json; a DIR that
+                    holds any of these names is refused, never emptied
+                    (other files in it, e.g. the caller's log, are left
+                    alone)
   -W, --wait S      seconds the server may take to answer (default 600)
       --prepare     only build the LAVA root (if it is not cached) and
                     stop: the test command builds it beside its host
@@ -71,6 +76,8 @@ command -v nsenter > /dev/null || bl_lava_skip "nsenter not found (apt-get insta
 
 server_pid=
 client_pid=
+# Set once this run made it: never a DIR/overlay of someone else's.
+overlay=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
@@ -84,18 +91,42 @@ cleanup()
 		kill -KILL "$server_pid" 2> /dev/null || true
 		wait "$server_pid" 2> /dev/null || true
 	fi
-	[ -z "$out" ] || rm -rf "$out/overlay"
+	[ -z "$overlay" ] || rm -rf "$overlay"
 }
 trap cleanup EXIT
 bl_trap_signals
+
+# What a run writes in DIR, serve.sh's included: none may be there before.
+run_names="devices logs overlay jobs serve.sh setup-lab.py serve.log server.json
+	server.json.tmp devices.json"
+
+# own_out DIR: DIR (made if missing) is this run's, in out (absolute): it
+# is ours and writable, no other run holds it, and it has none of the
+# names a run writes (an earlier run's files would be read as this
+# one's). Nothing in it is removed; anything else there is left alone.
+own_out()
+{
+	local n fd
+
+	[ "$1" = / ] || set -- "${1%/}"
+	bl_check_dir --out "$1"
+	out=$(cd -- "$1" && pwd)
+	{ exec {fd}< "$out"; } 2> /dev/null || bl_usage_error "--out: cannot open $out"
+	flock -n "$fd" || bl_usage_error "--out: $out is another run's, still running"
+	for n in $run_names; do
+		if [ -e "$out/$n" ] || [ -L "$out/$n" ]; then
+			bl_usage_error "--out: $out already holds $n (an earlier run's?): give a new directory or one without it"
+		fi
+	done
+}
 
 # stage: what serve.sh reads in /bindlab-run; the device names.
 stage()
 {
 	local i name
 
-	rm -rf "$out/devices" "$out/logs" "$out/overlay" "$out/server.json" "$out/server.json.tmp"
-	mkdir -p "$out/devices"
+	mkdir "$out/devices" "$out/overlay"
+	overlay=$out/overlay
 	cp "$BL_REPO_DIR/lava/server/serve.sh" "$BL_REPO_DIR/lava/server/setup-lab.py" "$out/"
 	names=()
 	for i in $(seq 1 "$devices"); do
@@ -128,16 +159,20 @@ start()
 	bl_log "LAVA server up in $((SECONDS - t0)) s: http://127.0.0.1:8000/ (its own network namespace), worker lab-worker, devices ${names[*]}"
 }
 
+# The cache and the run directory before the root (minutes on its first
+# build): a bad one is a usage error, one line, exit 2.
+bl_check_dir BINDLAB_CACHE "$BL_LAVA_DIR"
+if [ "$prepare" = 0 ]; then
+	if [ -z "$out" ]; then
+		bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE/runs"
+		out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-server-$(date +%Y%m%d-%H%M%S)-XXXX")
+	fi
+	own_out "$out"
+fi
 t0=$SECONDS
 bl_lava_ensure_root
 bl_log "LAVA root ready after $((SECONDS - t0)) s"
 [ "$prepare" = 0 ] || exit 0
-if [ -z "$out" ]; then
-	mkdir -p "$BINDLAB_CACHE/runs"
-	out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-server-$(date +%Y%m%d-%H%M%S)-XXXX")
-fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
 stage
 start
 bl_log "LAVA server started $((SECONDS - t0)) s after the call"

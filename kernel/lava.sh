@@ -31,7 +31,8 @@ usage: $BL_PROG [options] -k IMAGE|REF
 options:
   -k, --kernel IMAGE|REF  a bzImage, or stock / fixed (the kernel lab's 6.12
                         images, kernel/build.sh: seconds when cached)
-  -o, --out DIR         run directory (default: new dir under
+  -o, --out DIR         run directory, new or empty: one that holds
+                        anything is refused (default: new dir under
                         \$BINDLAB_CACHE/runs); its path is printed last
   -n, --sockets N       benchmark sockets per case (default 2000; 0: none)
   -r, --rounds R        benchmark rounds, odd (default 5: compare wants 4+)
@@ -249,6 +250,8 @@ lava_state()
 }
 
 lava_pid=
+# Set once this run made it: never a "work" from the environment.
+work=
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup()
 {
@@ -261,7 +264,7 @@ cleanup()
 		kill -KILL "$p" 2> /dev/null || true
 		wait "$p" 2> /dev/null || true
 	done
-	[ -z "${work:-}" ] || rm -rf "$work"
+	[ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 bl_trap_signals
@@ -322,19 +325,22 @@ local_main()
 
 /usr/bin/python3 -c 'import yaml' 2> /dev/null ||
 	bl_die 126 "/usr/bin/python3 with yaml not found (apt-get install python3-yaml)"
-bl_lava_ensure_root
+# The cache and the run directory before the root (minutes on its first
+# build): a bad one is a usage error, one line, exit 2. OUT is this run's
+# own, new or empty: one holding anything (an earlier run's results,
+# someone's lava/ or work/) is refused, never emptied.
+bl_check_dir BINDLAB_CACHE "$lava_dir"
 if [ -z "$out" ]; then
-	mkdir -p "$BINDLAB_CACHE/runs"
+	bl_check_dir BINDLAB_CACHE "$BINDLAB_CACHE/runs"
 	out=$(mktemp -d "$BINDLAB_CACHE/runs/lava-$(date +%Y%m%d-%H%M%S)-XXXX")
 fi
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-rm -rf "$out/lava" "$out/lava.json" "$out/results.json"
+bl_own_dir --out "$out"
+out=$BL_OWN_DIR
+bl_lava_ensure_root
 # Scratch space inside the run directory: even a SIGKILL, which skips
 # the trap, leaves nothing outside what the run owns.
+mkdir "$out/work"
 work=$out/work
-rm -rf "$work"
-mkdir "$work"
 rc=0
 if [ -n "$server" ]; then
 	server_main || rc=$?

@@ -246,6 +246,130 @@ refused()
 	fi
 }
 
+# lava_root_stamp CACHE: a LAVA root in CACHE that is only its stamp
+# (lava.sh and lava-server.sh take it for built).
+lava_root_stamp()
+{
+	mkdir -p "$1/lava/root"
+	# shellcheck disable=SC2016 # expanded by that bash
+	BINDLAB_CACHE=$1 bash -c '. "$1/lib.sh" && . "$1/lava-root.sh" && bl_lava_stamp' \
+		sh "$K" > "$1/lava/root/.bindlab-root"
+}
+
+# lab_out_owned: lava.sh, lava-server.sh, lab-history.sh and initramfs.sh
+# write only into a place of their own: one holding someone's files is
+# refused (2, one line) and left as it was, and each removes only what it
+# made; what they document as reusable still is.
+lab_out_owned()
+{
+	local v=$FAKE/victim rc lh=$FAKE/lh a b c f
+
+	lava_root_stamp "$FAKE/out-cache"
+	mkdir -p "$v/lava-out/work" "$v/lava-out/lava" "$v/precious" "$FAKE/cache-lava-file"
+	: > "$v/lava-out/work/thesis.tex"
+	: > "$v/lava-out/lava/bindlab.yaml"
+	: > "$v/precious/keep"
+	: > "$FAKE/cache-lava-file/lava"
+	refused lava_used_out 2 "$v/lava-out/work/thesis.tex" \
+		"$K/lava.sh" -k stock -o "$v/lava-out"
+	[ -e "$v/lava-out/lava/bindlab.yaml" ] ||
+		tap_not_ok "lab_out.lava_used_out_lava_kept # $v/lava-out/lava emptied"
+	# A "work" in the environment is no folder of lava.sh's to remove.
+	refused lava_env_work_kept 2 "$v/precious/keep" env work="$v/precious" \
+		"$K/lava.sh" -k stock -o "$FAKE/a-file/out"
+	refused lava_cache_not_dir 2 "" env BINDLAB_CACHE="$FAKE/cache-lava-file" \
+		"$K/lava.sh" -k stock -o "$FAKE/lava-new"
+	mkdir -p "$v/server-out/overlay" "$v/server-out/logs"
+	: > "$v/server-out/overlay/keep"
+	: > "$v/server-out/logs/keep"
+	refused lava_server_used_out 2 "$v/server-out/logs/keep" \
+		"$K/lava-server.sh" -o "$v/server-out"
+	[ -e "$v/server-out/overlay/keep" ] ||
+		tap_not_ok "lab_out.lava_server_used_out_overlay_kept # $v/server-out/overlay removed"
+	# Its EXIT trap, on an early failure: the overlay is not its own.
+	refused lava_server_cache_not_dir 2 "$v/server-out/overlay/keep" \
+		env BINDLAB_CACHE="$FAKE/cache-lava-file" "$K/lava-server.sh" -o "$v/server-out"
+	# Other files in DIR are the caller's (tests/lava_server_test.sh keeps
+	# its log there): left, and the run goes on; its own overlay goes at
+	# the end (a root that is only a stamp: the server cannot start).
+	mkdir -p "$v/server-log"
+	echo "the caller's log" > "$v/server-log/lava-server.log"
+	rc=0
+	BINDLAB_CACHE=$FAKE/out-cache timeout 60 "$K/lava-server.sh" -W 10 -o "$v/server-log" \
+		> /dev/null 2> "$FAKE/server-log.err" || rc=$?
+	if [ "$rc" = 126 ] && [ -s "$v/server-log/lava-server.log" ] && [ ! -e "$v/server-log/overlay" ]; then
+		tap_ok "lab_out.lava_server_caller_log_kept # exit 126 (no server in a stamp), the log kept, its overlay gone"
+	else
+		tap_not_ok "lab_out.lava_server_caller_log_kept # exit $rc, want 126" "$(tail -n 2 "$FAKE/server-log.err")"
+	fi
+	# A git repository of someone's as DEST: no bisect reset, no removal.
+	fake_tree "$v/repo"
+	git -C "$v/repo" checkout -q --detach
+	refused lab_history_foreign_dest 2 "$v/repo/Makefile" \
+		"$K/lab-history.sh" -t "$FAKE/fast" "$v/repo"
+	mkdir -p "$v/home"
+	: > "$v/home/keep"
+	refused initramfs_used_work 2 "$v/home/keep" \
+		"$K/initramfs.sh" -c "$FAKE/coll" -o "$FAKE/ird.cpio" -w "$v/home"
+	# Documented reuse. lab-history.sh: a history it completed is reused
+	# as is, also when an interrupted run's DEST.tmp (its mark in .git)
+	# is beside it; one with changes is refused, the changes kept.
+	mkdir -p "$lh/tree/Documentation/networking" "$lh/tree/net/ipv4" "$lh/empty"
+	echo "all:" > "$lh/tree/Makefile"
+	for f in Documentation/networking/ip-sysctl.rst Documentation/networking/index.rst \
+		net/ipv4/tcp.c net/ipv4/af_inet.c net/ipv4/inet_connection_sock.c; do
+		echo "/* $f */" > "$lh/tree/$f"
+	done
+	# A git-style patch (a/, b/): what lab-history.sh reads its files from.
+	cp -r "$lh/tree" "$lh/b"
+	echo "/* the fix */" >> "$lh/b/net/ipv4/inet_connection_sock.c"
+	(cd "$lh" && ln -s tree a && diff -ru a b > fix.patch)
+	rc=0
+	a=$(timeout 60 "$K/lab-history.sh" -t "$lh/tree" -p "$lh/fix.patch" "$lh/empty" 2> "$lh/err") || rc=$?
+	if [ "$rc" != 0 ] || [ ! -d "$lh/empty/.git" ] || [ -e "$lh/empty.tmp" ]; then
+		tap_not_ok "lab_out.lab_history_empty_dest # exit $rc" "$(tail -n 2 "$lh/err")"
+	fi
+	rc=0
+	b=$(timeout 60 "$K/lab-history.sh" -t "$lh/tree" -p "$lh/fix.patch" "$lh/empty" 2> "$lh/err") || rc=$?
+	if [ "$rc" = 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] && ! grep -q creating "$lh/err"; then
+		tap_ok "lab_out.lab_history_reused # exit 0, culprit ${b:0:12} again"
+	else
+		tap_not_ok "lab_out.lab_history_reused # exit $rc, culprit '$a' then '$b'" "$(tail -n 2 "$lh/err")"
+	fi
+	# DEST.tmp: an interrupted run's (marked) is made anew; someone's is
+	# refused and kept.
+	mkdir -p "$lh/new.tmp/.git" "$lh/other.tmp"
+	echo "kernel/lab-history.sh staging" > "$lh/new.tmp/.git/bindlab-lab-history"
+	: > "$lh/new.tmp/half-made"
+	: > "$lh/other.tmp/keep"
+	rc=0
+	c=$(timeout 60 "$K/lab-history.sh" -t "$lh/tree" -p "$lh/fix.patch" "$lh/new" 2> "$lh/err") || rc=$?
+	if [ "$rc" = 0 ] && [ "$c" = "$a" ] && [ ! -e "$lh/new.tmp" ] && [ ! -e "$lh/new/half-made" ]; then
+		tap_ok "lab_out.lab_history_interrupted_tmp # exit 0, same culprit, the killed run's DEST.tmp made anew"
+	else
+		tap_not_ok "lab_out.lab_history_interrupted_tmp # exit $rc, culprit '$c', not '$a'" "$(tail -n 2 "$lh/err")"
+	fi
+	refused lab_history_foreign_tmp 2 "$lh/other.tmp/keep" \
+		"$K/lab-history.sh" -t "$lh/tree" -p "$lh/fix.patch" "$lh/other"
+	echo "/* an edit */" >> "$lh/new/net/ipv4/tcp.c"
+	refused lab_history_changed_dest 2 "" "$K/lab-history.sh" -t "$lh/tree" -p "$lh/fix.patch" "$lh/new"
+	grep -q 'an edit' "$lh/new/net/ipv4/tcp.c" ||
+		tap_not_ok "lab_out.lab_history_changed_dest_kept # the edit was reset"
+	# initramfs.sh: the default IMAGE.root goes at the end; an empty -w
+	# given is emptied again, not removed.
+	mkdir -p "$FAKE/ird-work"
+	rc=0
+	timeout 60 "$K/initramfs.sh" -c "$FAKE/coll" -o "$FAKE/ird.cpio" > /dev/null 2> "$FAKE/ird.err" || rc=$?
+	timeout 60 "$K/initramfs.sh" -c "$FAKE/coll" -o "$FAKE/ird2.cpio" -w "$FAKE/ird-work" \
+		> /dev/null 2>> "$FAKE/ird.err" || rc=$((rc + $?))
+	if [ "$rc" = 0 ] && [ -s "$FAKE/ird.cpio" ] && [ -s "$FAKE/ird2.cpio" ] && [ ! -e "$FAKE/ird.cpio.root" ] &&
+	   [ -d "$FAKE/ird-work" ] && [ -z "$(ls -A "$FAKE/ird-work")" ]; then
+		tap_ok "lab_out.initramfs_work_own # IMAGE.root removed, an empty -w kept empty"
+	else
+		tap_not_ok "lab_out.initramfs_work_own # exit $rc" "$(tail -n 2 "$FAKE/ird.err")"
+	fi
+}
+
 # shellcheck disable=SC2053 # a glob, on purpose
 if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 	# An output folder that holds anything is no run's own: an earlier
@@ -298,6 +422,7 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 	mkdir -p "$FAKE/nogit"
 	cp -r "$here/kernel" "$here/scripts" "$FAKE/nogit/"
 	refused mutate_project_not_git 2 "" "$FAKE/nogit/kernel/mutate.sh" -t "$FAKE/mut"
+	lab_out_owned
 fi
 
 # Every script traps INT, TERM and HUP with one handler (bl_trap_signals):
