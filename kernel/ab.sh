@@ -95,7 +95,8 @@ bl_trap_signals
 label=("${names%,*}" "${names#*,}")
 [ "${label[0]}" != "${label[1]}" ] || bl_usage_error "--names: two different labels"
 for l in "${label[@]}"; do
-	[[ $l != . && $l != .. ]] || bl_usage_error "--names: '$l' is no label (a directory of OUT)"
+	[[ $l != . && $l != .. && $l != runs ]] ||
+		bl_usage_error "--names: '$l' is no label (a directory of OUT of its own; runs/ holds the VMs)"
 done
 bl_cases_load || exit 2
 [ ${#cases[@]} -gt 0 ] || cases=("${BL_CASE_NAMES[@]}")
@@ -130,15 +131,22 @@ mkdir "$out/${label[0]}" "$out/${label[1]}" "$out/runs"
 # signal gets in at once and the build dies with this script).
 resolve_kernel()
 {
-	local k=$1 side=$2
+	local k=$1 side=$2 rc
 
 	shift 2
 	if [ -f "$side" ]; then
+		# An image named like an option is still a path to vm.sh.
+		case $side in -*) side=./$side ;; esac
 		image[k]=$side
 		return 0
 	fi
-	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/build-${label[k]}.out" ||
-		bl_die 1 "building ${label[k]} failed"
+	# A tree that does not build is a failed side (1); build.sh's own
+	# errors (2 usage, a missing patch; 3) are the harness's (2).
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/build-${label[k]}.out" || {
+		rc=$?
+		[ "$rc" = 1 ] && bl_die 1 "building ${label[k]} failed"
+		bl_die 2 "building ${label[k]}: build.sh exit $rc (its error above)"
+	}
 	image[k]=$(tail -n 1 "$out/build-${label[k]}.out")
 }
 
