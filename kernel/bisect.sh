@@ -264,6 +264,11 @@ check_setup()
 		bl_usage_error "not a kernel tree (no Makefile and arch/x86): $tree"
 	fi
 	bl_kbuild_path --tree "$tree"
+	# kbuild refuses an O= build of a tree that was built in place, on
+	# every commit alike: no build failure (125), an error before it.
+	if [ -e "$tree/.config" ] || [ -d "$tree/include/config" ]; then
+		bl_usage_error "the tree was built in place ($tree/.config or include/config): make mrproper first"
+	fi
 	if [ -n "$build_dir" ]; then
 		bl_kbuild_path --build-dir "$build_dir"
 	else

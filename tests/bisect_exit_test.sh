@@ -26,6 +26,7 @@ fake_tree "$FAKE/tree"
 git clone -q "$FAKE/tree" "$FAKE/broken"
 fake_commit "$FAKE/broken" "break the build" fake-build-fail=1
 git clone -q "$FAKE/tree" "$FAKE/quiet"
+git clone -q "$FAKE/tree" "$FAKE/inplace" && touch "$FAKE/inplace/.config"
 git clone -q "$FAKE/tree" "$FAKE/tr ee"
 fake_commit "$FAKE/quiet" "a build that compiles nothing" fake-build-quiet=1
 # shellcheck disable=SC2086 # the program names, one word each
@@ -85,6 +86,7 @@ expect cache_foreign 128 prebuild BINDLAB_CACHE="$FAKE/foreign-cache" -- "${t[@]
 expect no_kernel_tree 128 prebuild -- -t "$FAKE/empty" "${t[@]}"
 # kbuild refuses such a tree on every commit: no build failure, no 125.
 tree_dir="$FAKE/tr ee" expect tree_path_blank 128 prebuild -- "${t[@]}"
+tree_dir="$FAKE/inplace" expect tree_built_in_place 128 prebuild -- "${t[@]}"
 expect accel_bogus 128 prebuild -- -a bogus "${t[@]}"
 expect nice_garbage 128 prebuild BINDLAB_NICE=19x -- "${t[@]}"
 expect nice_out_of_range 128 prebuild BINDLAB_NICE=20 -- "${t[@]}"
