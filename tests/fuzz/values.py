@@ -62,10 +62,11 @@ def int_cases(lo, hi):
     if hi is None:
         return uint_cases(lo)
     ok = {str(lo), str(hi), str((lo + hi) // 2)}
-    if lo >= 0 and hi >= 7:
-        ok.add("00" + str(max(lo, 7)))
     cases = [Case(v, True, "valid") for v in sorted(ok)]
     cases += [Case(v, False, "real") for v in ("1.5",)]
+    # A leading zero: one spelling per number (bash would read it octal).
+    if lo >= 0 and hi >= 7:
+        cases.append(Case("00" + str(max(lo, 7)), False, "leading-zero"))
     return cases + _num_bad(lo, hi) + _common()
 
 
