@@ -1348,6 +1348,27 @@ static int median_option(void *ctx, int c, const char *arg,
 			     BL_MAX_SAMPLE, &o->limit, why);
 }
 
+/*
+ * Only one case's samples pool (same id, metric and unit), and a limit
+ * on the metric bounds it on the side it gets worse on.
+ */
+static void median_pools(const struct median_opts *o, json_t *first,
+			 json_t *what, const char *path, const char *first_path)
+{
+	if (first && !json_equal(first, what))
+		die_usage("%s: case %s, %s in %s; %s holds %s, %s in %s: they do not pool",
+			  path, bl_json_str(what, "case"),
+			  bl_json_str(what, "name"), bl_json_str(what, "unit"),
+			  first_path, bl_json_str(first, "case"),
+			  bl_json_str(first, "name"), bl_json_str(first, "unit"));
+	if (!o->field && o->side &&
+	    strcmp(bl_json_str(what, "better"), o->side < 0 ? "lower" : "higher"))
+		die_usage("%s: %s is better for %s: --%s is the wrong side",
+			  path, bl_json_str(what, "better"),
+			  bl_json_str(what, "name"),
+			  o->side < 0 ? "at-most" : "at-least");
+}
+
 static int cmd_median(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1369,23 +1390,7 @@ static int cmd_median(int argc, char **argv)
 		die_usage("median needs RESULT.json...");
 	for (a = optind; a < argc; a++) {
 		s = case_samples(argv[a], o.field, &n, &what);
-		/* Only one case's samples pool: same id, metric and unit. */
-		if (first && !json_equal(first, what))
-			die_usage("%s: case %s, %s in %s; %s holds %s, %s in %s: they do not pool",
-				  argv[a], bl_json_str(what, "case"),
-				  bl_json_str(what, "name"),
-				  bl_json_str(what, "unit"), argv[optind],
-				  bl_json_str(first, "case"),
-				  bl_json_str(first, "name"),
-				  bl_json_str(first, "unit"));
-		/* A limit on the metric bounds it the side it gets worse on. */
-		if (!o.field && o.side &&
-		    strcmp(bl_json_str(what, "better"),
-			   o.side < 0 ? "lower" : "higher"))
-			die_usage("%s: %s is better for %s: --%s is the wrong side",
-				  argv[a], bl_json_str(what, "better"),
-				  bl_json_str(what, "name"),
-				  o.side < 0 ? "at-most" : "at-least");
+		median_pools(&o, first, what, argv[a], argv[optind]);
 		if (first)
 			json_decref(what);
 		else
