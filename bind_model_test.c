@@ -34,7 +34,9 @@
  * probe; a listen step checks the listening socket's): one kernel bug
  * fails the test of the address it breaks. Each run of a test prints one
  * line per distinct disagreement, with its count and its shortest
- * sequence, in the grammar that BINDLAB_MODEL_SEQ reads back.
+ * sequence, in the grammar that BINDLAB_MODEL_SEQ reads back; one that
+ * does not come back when that sequence is replayed is transient and
+ * does not fail (judge_replay()).
  *
  * Every sequence has a port of its own, in the test's own namespace.
  */

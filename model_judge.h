@@ -43,6 +43,8 @@ struct group {
 	long count;
 	int steps;
 	char shortest[700];
+	struct seq seq;		/* the shortest's sequence, to replay */
+	bool transient;		/* its replays all agreed (judge_replay()) */
 };
 
 /*
@@ -463,6 +465,7 @@ static void disagree(struct judge *j, const struct seq *s, int n,
 	g->bug = bug;
 	if (!g->count++ || n < g->steps) {
 		g->steps = n;
+		g->seq = *s;
 		seq_str(s, n, seqbuf, sizeof(seqbuf));
 		snprintf(g->shortest, sizeof(g->shortest), "%s => %s",
 			 *seqbuf ? seqbuf : "(empty port)", check);
