@@ -160,6 +160,13 @@ TEST_F(tw_reuse, full_range)
  * Reaching connect() takes SO_REUSEADDR on both sockets: the TIME_WAIT
  * socket still owns the port in the bind table. Found on 6.18 by probing,
  * and what the code says since before tcp_tw_reuse became 0/1/2.
+ *
+ * The new connection must not take segments of the old one for its own:
+ * its first sequence number lies beyond the old one's last plus a whole
+ * unscaled window (tcp_twsk_unique() starts it at tw_snd_nxt + 65537).
+ * A socket under TCP_REPAIR (a checkpointed connection being restored)
+ * keeps the sequence number it was given instead. TCP_REPAIR's
+ * TCP_QUEUE_SEQ reads both.
  */
 FIXTURE(tw_bind)
 {
@@ -173,6 +180,7 @@ FIXTURE_VARIANT(tw_bind)
 	bool no_ts;
 	bool old_plain, new_plain;	/* without SO_REUSEADDR */
 	int bind_err, connect_err;	/* of the second socket */
+	bool repair;			/* the second under TCP_REPAIR */
 };
 
 #define BIND_ROW(_reuse, _src, _dst, _no_ts, _old_plain, _new_plain,	\
@@ -203,6 +211,8 @@ FIXTURE_VARIANT_ADD(tw_bind, reuse2_v4_old_without_reuseaddr)
 { BIND_ROW(2, "127.0.0.1", "127.0.0.1", TS, true, false, EADDRINUSE, 0) };
 FIXTURE_VARIANT_ADD(tw_bind, reuse2_v4_new_without_reuseaddr)
 { BIND_ROW(2, "127.0.0.1", "127.0.0.1", TS, false, true, EADDRINUSE, 0) };
+FIXTURE_VARIANT_ADD(tw_bind, reuse0_v4_repaired)
+{ BIND_ROW(0, "127.0.0.1", "127.0.0.1", TS, false, false, 0, 0), .repair = true };
 
 FIXTURE_SETUP(tw_bind)
 {
@@ -259,17 +269,72 @@ static int connect_server(int fd, const char *dst)
 	return bl_tcp_connect(fd, &ss, CONNECT_S * 1000);
 }
 
+#define WINDOW		65535U	/* the largest unscaled window */
+#define REPAIR_SEQ	0x5eed0000U
+
+static int repair(int fd, int mode)
+{
+	return setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &mode, sizeof(mode)) ?
+	       -errno : 0;
+}
+
+/* The next sequence number fd sends; fd is under TCP_REPAIR. */
+static int queue_seq(int fd, uint32_t *seq)
+{
+	socklen_t len = sizeof(*seq);
+	int q = TCP_SEND_QUEUE;
+
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &len))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The next sequence number of a connected socket, read under TCP_REPAIR
+ * and left without a window probe. Both TCP_REPAIR switches reset
+ * sk_reuse: SO_REUSEADDR is set again when the socket had it.
+ */
+static int sent_seq(int fd, bool reuseaddr, uint32_t *seq)
+{
+	int one = 1, err = repair(fd, TCP_REPAIR_ON);
+
+	if (!err)
+		err = queue_seq(fd, seq);
+	if (repair(fd, TCP_REPAIR_OFF_NO_WP) ||
+	    (reuseaddr && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				     sizeof(one))))
+		err = err ?: -errno;
+	return err;
+}
+
+/* Under TCP_REPAIR, the sequence number fd's connection will start from. */
+static int repair_seq(int fd, uint32_t seq)
+{
+	int q = TCP_SEND_QUEUE, err = repair(fd, TCP_REPAIR_ON);
+
+	if (!err && (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+		     setsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, sizeof(seq))))
+		err = -errno;
+	return err;
+}
+
 /* One string that grep finds whole. */
 #define TAKEOVER_FAIL "connect() onto the TIME_WAIT 4-tuple, tcp_tw_reuse=%d timestamps=%s: %s, expected %s"
 
 TEST_F(tw_bind, takeover)
 {
+	uint32_t old_seq, seq;
 	int fd, err;
 	long tw;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
 	ASSERT_EQ(0, err) TH_LOG("first bind: %s", bl_errname(err));
 	ASSERT_EQ(0, connect_server(fd, variant->dst));
+	err = sent_seq(fd, !variant->old_plain, &old_seq);
+	if (err == -EPERM)
+		SKIP(close(fd); return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
 	ASSERT_EQ(1, bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT));
 
@@ -283,14 +348,31 @@ TEST_F(tw_bind, takeover)
 		close(fd);
 		return;
 	}
+	if (variant->repair)
+		ASSERT_EQ(0, repair_seq(fd, REPAIR_SEQ));
 	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
+	if (!err)
+		err = variant->repair ? queue_seq(fd, &seq) :
+		      sent_seq(fd, false, &seq);
 	close(fd);
 	ASSERT_EQ(-variant->connect_err, err)
 		TH_LOG(TAKEOVER_FAIL, variant->reuse, variant->no_ts ? "off" : "on",
 		       bl_errname(err), bl_errname(-variant->connect_err));
 	ASSERT_EQ(err ? 1 : 0, tw)
 		TH_LOG("%ld TIME_WAIT sockets left on port %d", tw, CLIENT_PORT);
+	if (err)
+		return;
+	if (variant->repair) {
+		EXPECT_EQ(REPAIR_SEQ, seq)
+			TH_LOG("the repaired socket's sequence number was replaced");
+		return;
+	}
+	/* The SYN and the old FIN each took one sequence number. */
+	seq -= old_seq + 2;
+	EXPECT_TRUE(seq > WINDOW && seq <= 2 * WINDOW)
+		TH_LOG("the new connection starts %u after the old one's last sequence number, expected %u to %u",
+		       seq, WINDOW + 1, 2 * WINDOW);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */
