@@ -14,7 +14,8 @@
  * A plan, or a file, of more than BL_KTAP_MAX_TESTS results is an error
  * of this reader (exit 2), never a broken plan: no verdict rests on it.
  *   result   := ("ok" | "not ok") " " NUM " " [ "- " ] NAME [ " #" [ " " DIRECTIVE ] [ reason ] ]
- *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO           (any case)
+ *             | ("ok" | "not ok") " " NUM " #" " " DIRECTIVE [ reason ]
+ *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO | error   (any case)
  *   diag     := "#" [ " " text ]
  *   totals   := "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E"
  *
@@ -33,7 +34,11 @@
  * failing case of its own is an error too: the program died after its
  * last result.
  *
+ * The second form is kselftest.h's ksft_test_result_skip(), _xfail() and
+ * _error(): a result without a name, named by its number.
+ *
  * Results: ok -> pass; not ok -> fail; SKIP -> skip (ok or not ok);
+ * "not ok # error" -> fail, which the totals count as error, not fail;
  * "ok # XFAIL" -> xfail; "ok # XPASS" -> xpass; "not ok # TODO" ->
  * xfail, "ok # TODO" -> xpass; XFAIL or XPASS on a "not ok" line is a
  * failure.
@@ -64,6 +69,7 @@ struct ktap_level {
 	long plan;		/* -1: none yet */
 	long next;		/* the number the next result must carry */
 	long counts[5];		/* by enum bl_ktap_result */
+	long errors;		/* of counts[BL_KTAP_FAIL]: "# error" ones */
 };
 
 struct ktap_parser {
@@ -229,13 +235,15 @@ static void check_totals(struct ktap_parser *p, const char *t)
 		broken(p, "a totals line KTAP does not know");
 		return;
 	}
-	if (v[0] != l->counts[BL_KTAP_PASS] || v[1] != l->counts[BL_KTAP_FAIL] ||
+	if (v[0] != l->counts[BL_KTAP_PASS] ||
+	    v[1] != l->counts[BL_KTAP_FAIL] - l->errors ||
 	    v[2] != l->counts[BL_KTAP_XFAIL] || v[3] != l->counts[BL_KTAP_XPASS] ||
-	    v[4] != l->counts[BL_KTAP_SKIP])
-		broken(p, "totals pass:%ld fail:%ld xfail:%ld xpass:%ld skip:%ld, but the results above say %ld %ld %ld %ld %ld",
-		       v[0], v[1], v[2], v[3], v[4], l->counts[BL_KTAP_PASS],
-		       l->counts[BL_KTAP_FAIL], l->counts[BL_KTAP_XFAIL],
-		       l->counts[BL_KTAP_XPASS], l->counts[BL_KTAP_SKIP]);
+	    v[4] != l->counts[BL_KTAP_SKIP] || v[5] != l->errors)
+		broken(p, "totals pass:%ld fail:%ld xfail:%ld xpass:%ld skip:%ld error:%ld, but the results above say %ld %ld %ld %ld %ld %ld",
+		       v[0], v[1], v[2], v[3], v[4], v[5], l->counts[BL_KTAP_PASS],
+		       l->counts[BL_KTAP_FAIL] - l->errors,
+		       l->counts[BL_KTAP_XFAIL], l->counts[BL_KTAP_XPASS],
+		       l->counts[BL_KTAP_SKIP], l->errors);
 }
 
 /*
@@ -288,11 +296,15 @@ static void plan_line(struct ktap_parser *p, struct ktap_level *lv,
 	lv->counts[BL_KTAP_SKIP]--;
 }
 
-/* The directive of "NAME # DIRECTIVE reason": its result, reason set. */
+/*
+ * The directive of "NAME # DIRECTIVE reason": its result, reason set;
+ * *error for kselftest's "error", a failure its totals count apart.
+ */
 static enum bl_ktap_result directive(bool ok, const char *d,
-				     const char **reason)
+				     const char **reason, bool *error)
 {
-	static const char * const words[] = { "SKIP", "XFAIL", "XPASS", "TODO" };
+	static const char * const words[] = { "SKIP", "XFAIL", "XPASS", "TODO",
+					       "error" };
 	size_t i, len;
 
 	d += strspn(d, " ");
@@ -314,6 +326,9 @@ static enum bl_ktap_result directive(bool ok, const char *d,
 		return ok ? BL_KTAP_XPASS : BL_KTAP_FAIL;
 	case 3:
 		return ok ? BL_KTAP_XPASS : BL_KTAP_XFAIL;
+	case 4:
+		*error = true;
+		return BL_KTAP_FAIL;
 	default:
 		return ok ? BL_KTAP_PASS : BL_KTAP_FAIL;
 	}
@@ -363,11 +378,17 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 		return -1;
 	}
 	*name = *copy;
-	hash = strstr(*copy, " #");
 	*dir = NULL;
-	if (hash && (hash[2] == ' ' || !hash[2])) {
-		*hash = '\0';
-		*dir = hash + 2;
+	if (**copy == '#' && ((*copy)[1] == ' ' || !(*copy)[1])) {
+		/* kselftest.h's "ok N # SKIP why": no name, the directive first. */
+		*dir = *copy + 1;
+		*name = *copy + strlen(*copy);
+	} else {
+		hash = strstr(*copy, " #");
+		if (hash && (hash[2] == ' ' || !hash[2])) {
+			*hash = '\0';
+			*dir = hash + 2;
+		}
 	}
 	lv->next++;
 	return n;
@@ -434,12 +455,15 @@ static void case_result(struct ktap_parser *p, bool ok, const char *name,
 {
 	const char *reason = "";
 	enum bl_ktap_result r;
+	bool error = false;
 
 	if (!*name) {
 		broken(p, "a result without a name");
 		return;
 	}
-	r = dir ? directive(ok, dir, &reason) : ok ? BL_KTAP_PASS : BL_KTAP_FAIL;
+	r = dir ? directive(ok, dir, &reason, &error) :
+	    ok ? BL_KTAP_PASS : BL_KTAP_FAIL;
+	level_of(p)->errors += error;
 	/* "unknown" is the harness's word for no reason given. */
 	if (*reason && strcmp(reason, "unknown"))
 		;
@@ -455,12 +479,18 @@ static void case_result(struct ktap_parser *p, bool ok, const char *name,
 static void result_line(struct ktap_parser *p, struct ktap_level *lv,
 			const char *l)
 {
+	char *copy, *name, num[24];
 	const char *dir;
-	char *copy, *name;
+	long n;
 	bool ok;
 
-	if (result_head(p, lv, l, &ok, &copy, &name, &dir) < 0)
+	n = result_head(p, lv, l, &ok, &copy, &name, &dir);
+	if (n < 0)
 		return;
+	if (!*name && dir) {
+		snprintf(num, sizeof(num), "%ld", n);
+		name = num;
+	}
 	if (lv == &p->sub)
 		case_result(p, ok, name, dir);
 	else if (p->in_sub || p->runner || runner_program(name))
