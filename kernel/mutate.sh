@@ -90,6 +90,12 @@ bl_kbuild_path --tree "$tree"
 bl_kbuild_path --out "$out"
 git -C "$tree" rev-parse -q --verify HEAD > /dev/null ||
 	bl_usage_error "not a git checkout: $tree"
+# One run per tree: another's mutants would land between this run's, and
+# each run's resets undo the other's. The lock is in the tree's git
+# folder (nothing in the work tree); the kernel drops it with its holder.
+tree_lock=$(git -C "$tree" rev-parse --absolute-git-dir)/bindlab-mutate.lock
+exec 7>> "$tree_lock" || bl_usage_error "cannot open $tree_lock"
+flock -n 7 || bl_usage_error "$tree: another mutate run holds $tree_lock"
 # A branch checked out here would be another user's work tree, and
 # uncommitted edits someone's work: each mutant resets the files it
 # changes, so neither is taken.
@@ -105,6 +111,10 @@ git -C "$BL_REPO_DIR" rev-parse -q --verify HEAD > /dev/null 2>&1 ||
 	bl_usage_error "$BL_REPO_DIR is not a git checkout: the table records the project's commit"
 # The table is rewritten after each mutant: refused now, not after a build.
 bl_check_dir --results "$(dirname -- "$table")"
+# One writer per table's folder: each run rewrites its table whole, and
+# two runs would each drop the other's rows.
+exec 6< "$(dirname -- "$table")"
+flock -n 6 || bl_usage_error "--results: another mutate run writes a table in $(dirname -- "$table")"
 [ ! -e "$table" ] || { [ -f "$table" ] && [ -w "$table" ]; } ||
 	bl_usage_error "--results: $table is not a writable file"
 tool=$BL_REPO_DIR/bindlab_results

@@ -246,6 +246,24 @@ refused()
 	fi
 }
 
+# held FILE: a process in $holder holds a flock on FILE (as another run
+# would), up to 60 s; returns once it does.
+held()
+{
+	local i
+
+	# The holder is the process that has the lock, so a kill frees it.
+	(
+		if [ -d "$1" ]; then exec 9< "$1"; else exec 9>> "$1"; fi
+		flock 9 && exec sleep 60
+	) &
+	holder=$!
+	for i in $(seq 50); do
+		flock -n "$1" true 2> /dev/null || return 0
+		sleep 0.1
+	done
+}
+
 # lava_root_stamp CACHE: a LAVA root in CACHE that is only its stamp
 # (lava.sh and lava-server.sh take it for built).
 lava_root_stamp()
@@ -418,6 +436,14 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 		tap_not_ok "lab_out.mutate_dirty_tree_kept # the edit was reset"
 	git -C "$FAKE/mut" checkout -q -- Makefile
 	refused mutate_table_unwritable 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/a-file/table.json"
+	# Another run on the tree, or on a table in the same folder: refused.
+	held "$FAKE/mut/.git/bindlab-mutate.lock"
+	refused mutate_tree_busy 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"
+	kill "$holder"
+	mkdir -p "$FAKE/tables"
+	held "$FAKE/tables"
+	refused mutate_table_busy 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/tables/t.json"
+	kill "$holder"
 	# A project that is no git checkout: the table records its commit.
 	mkdir -p "$FAKE/nogit"
 	cp -r "$here/kernel" "$here/scripts" "$FAKE/nogit/"
