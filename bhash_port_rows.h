@@ -163,6 +163,9 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_shares_port)
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port)
 { .row = { PC(BL_P_C_NO_PORT, V4_LO, 0, 40000, 40007, PC_NO_PORT),
 	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
+FIXTURE_VARIANT_ADD(port_choice, v6_connect_bind_no_port)
+{ .row = { PC(BL_P_C_NO_PORT, V6_LO, 0, 40000, 40007, PC_NO_PORT),
+	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port_shares)
 { .row = { PC(BL_P_C_NO_PORT, V4_LO, 0, 40000, 40000, PC_NO_PORT),
 	   .ndest = 2, .ok = 2, .err = EADDRNOTAVAIL } };
