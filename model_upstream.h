@@ -9,7 +9,6 @@
 
 #include "model_judge.h"
 
-#define UPSTREAM	"tools/testing/selftests/net/bind_wildcard.c"
 #define NR_WILDCARD	8	/* bind_wildcard.c's NR_SOCKETS */
 
 /* Its probes, in its order, after its pair. */
@@ -23,40 +22,19 @@ struct wildcard_variant {
 	int err[2][NR_WILDCARD];	/* [reuse option set][socket] */
 };
 
-/* Where the 6.12 tree is unpacked: ours, the lab's, or the kernel's. */
+/*
+ * bind_wildcard.c: the file BINDLAB_BIND_WILDCARD names, else the one of
+ * the kernel tree this collection sits in (kselftest's runner runs us in
+ * our own directory, beside net/).
+ */
 static FILE *upstream_open(char *path, size_t len)
 {
-	const char *home = getenv("HOME") ? getenv("HOME") : "/root";
-	const char *env = getenv("BINDLAB_BIND_WILDCARD");
-	const char *cache = getenv("BINDLAB_CACHE");
+	const char *env = env_set("BINDLAB_BIND_WILDCARD");
 	struct bl_why why = { "" };
-	char base[256];
-	FILE *f;
-	int i;
 
-	snprintf(base, sizeof(base), "%s", cache ? cache : "");
-	if (!cache)
-		snprintf(base, sizeof(base), "%s/.cache/bindlab", home);
-	/* kernel/model-compare.sh leaves a copy in upstream/. */
-	for (i = 0; i < 5; i++) {
-		if (i == 0 && !env)
-			continue;
-		if (i == 0)
-			snprintf(path, len, "%s", env);
-		else if (i == 3)
-			snprintf(path, len, "%s/upstream/bind_wildcard.c", base);
-		else if (i == 4)
-			snprintf(path, len, "../bind_wildcard.c");
-		else
-			snprintf(path, len, "%s/%s/%s", base,
-				 i == 1 ? "linux-6.12" : "ksft", UPSTREAM);
-		/* Regular and small: a FIFO or a device must not block us. */
-		f = bl_open_regular(path, 1L << 17, &why);
-		/* A file the user named is that file or nothing. */
-		if (f || i == 0)
-			return f;
-	}
-	return NULL;
+	snprintf(path, len, "%s", env ? env : "../net/bind_wildcard.c");
+	/* Regular and small: a FIFO or a device must not block us. */
+	return bl_open_regular(path, 1L << 17, &why);
 }
 
 /* The n words of ".field = {a, b}" in block into w; -EINVAL if absent. */

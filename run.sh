@@ -220,14 +220,16 @@ ksft_programs() {
 # full depth's 25 s (BINDLAB_MODEL_DEPTH, README); make run_tests and
 # the fleets run the full depth.
 run_ktaps() {
-	local dir=$1 t name pids=() rc
+	local dir=$1 t name pids=() rc wildcard
 	shift
 	t=$(ksft_timeout) || exit 2
+	wildcard=${BINDLAB_BIND_WILDCARD-$(make -s --no-print-directory -C "$here" print-bind-wildcard)}
 	step "kselftests: $*"
 	for name in "$@"; do
 		# Both die with their parent: timeout with run.sh, the
 		# harness with timeout (a harness's tests die with it).
 		"${pdeath[@]}" env BINDLAB_MODEL_DEPTH="${BINDLAB_MODEL_DEPTH:-2}" \
+			BINDLAB_BIND_WILDCARD="$wildcard" \
 			timeout -k 5 "$t" "${pdeath[@]}" "$here/$name" \
 			>"$dir/$name.ktap" 2>&1 &
 		pids+=($!)

@@ -62,6 +62,12 @@ print-programs:
 	@echo $(notdir $(TEST_GEN_PROGS))
 	@echo $(BENCH_PROGS)
 
+# bind_model_test's model_upstream reads the kernel's bind_wildcard.c:
+# in a kernel tree it finds ../net/ itself; standalone, this one.
+export BINDLAB_BIND_WILDCARD ?= $(wildcard $(KSFT_DIR)/net/bind_wildcard.c)
+print-bind-wildcard:
+	@echo $(BINDLAB_BIND_WILDCARD)
+
 # kselftest's runner finds settings only below its BASE_DIR, the kernel
 # tree's selftests directory; standalone, hand it the timeout instead.
 export kselftest_override_timeout ?= $(shell sed -n 's/^timeout=//p' $(here)/settings)
@@ -84,5 +90,5 @@ test-programs: all $(UNIT_TESTS)
 check: test-programs
 	$(here)/tests/run_all.sh
 
-.PHONY: check test-programs print-programs
+.PHONY: check test-programs print-programs print-bind-wildcard
 endif

@@ -87,8 +87,6 @@ fetch_upstream()
 		"$top/tools/testing/selftests/kselftest.h"
 	rm -rf "$upstream"
 	mv "$upstream.tmp" "$upstream"
-	# bind_model_test's model_upstream fixture looks for it here.
-	cp "$upstream/net/bind_wildcard.c" "$upstream/bind_wildcard.c"
 }
 
 # vm.sh puts only the installed collection into the guest: these two
@@ -109,7 +107,7 @@ guest_script()
 	echo "mkdir -p /bindlab"
 	payload bind_model_test "$bin/bind_model_test"
 	payload bind_wildcard "$bin/bind_wildcard"
-	payload bind_wildcard.c "$upstream/bind_wildcard.c"
+	payload bind_wildcard.c "$upstream/net/bind_wildcard.c"
 	cat <<EOF
 export KSFT_MACHINE_SLOW=yes BINDLAB_MODEL_DEPTH=$depth BINDLAB_MODEL_RANDOM=200 BINDLAB_MODEL_LIST=1
 export BINDLAB_BIND_WILDCARD=/bindlab/bind_wildcard.c BINDLAB_XFAIL='$xfail'
