@@ -25,6 +25,10 @@
  * have it is declared above the kselftests (the companion's reading of
  * this program's KTAP: BINDLAB_XFAIL, docs/results.md).
  */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <stddef.h>
+
 #include "bhash_model.h"
 #include "bhash_ports.h"
 
@@ -396,6 +400,89 @@ TEST_F(bind_bhash2, crowded_port)
 	ASSERT_GE(BHASH2_RATIO_LIMIT, ratio)
 		TH_LOG(BHASH2_FAIL, o, self->crowd.n, f, c.p50 / 1e3, ratio,
 		       e.p50 / 1e3, BHASH2_RATIO_LIMIT, BHASH2_BINDS);
+}
+
+/*
+ * ---- bind_scope: an IPv6 address that needs its link ----
+ *
+ * __inet6_bind() takes a link-local address only with its link: the
+ * address's sin6_scope_id, which also binds the socket to that link,
+ * or the socket's SO_BINDTODEVICE; without either EINVAL
+ * (port_choice.v6_bind_nonlocal_link_local). An address of RFC 2133's
+ * 24 bytes ends before sin6_scope_id: no link to give. A socket whose
+ * bound link is gone gets ENODEV, whatever the address but ::.
+ */
+#define LINK_LOCAL	"fe80::1"
+
+FIXTURE(bind_scope) {};
+
+FIXTURE_VARIANT(bind_scope)
+{
+	const char *addr;
+	bool scope;	/* sin6_scope_id: the link's index */
+	bool rfc2133;	/* the address given in SIN6_LEN_RFC2133 bytes */
+	bool dev;	/* SO_BINDTODEVICE the link first */
+	bool gone;	/* then delete the link */
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(bind_scope, link_local_scope)
+{ .addr = LINK_LOCAL, .scope = true };
+FIXTURE_VARIANT_ADD(bind_scope, link_local_scope_rfc2133)
+{ .addr = LINK_LOCAL, .scope = true, .rfc2133 = true, .err = EINVAL };
+FIXTURE_VARIANT_ADD(bind_scope, link_local_dev)
+{ .addr = LINK_LOCAL, .dev = true };
+FIXTURE_VARIANT_ADD(bind_scope, link_local_dev_gone)
+{ .addr = LINK_LOCAL, .dev = true, .gone = true, .err = ENODEV };
+FIXTURE_VARIANT_ADD(bind_scope, v6_local_dev_gone)
+{ .addr = "::1", .dev = true, .gone = true, .err = ENODEV };
+FIXTURE_VARIANT_ADD(bind_scope, v6_v4mapped_local_dev_gone)
+{ .addr = "::ffff:127.0.0.1", .dev = true, .gone = true, .err = ENODEV };
+
+FIXTURE_SETUP(bind_scope)
+{
+	struct sk_spec sk = { .addr = variant->addr, .dev = DEV_OTHER };
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	ASSERT_EQ(0, bl_link_up(OTHER_LINK));
+	ASSERT_EQ(0, bl_addr_add(OTHER_LINK, LINK_LOCAL "/64"));
+}
+
+FIXTURE_TEARDOWN(bind_scope)
+{
+}
+
+TEST_F(bind_scope, bind)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(PORT) };
+	socklen_t len = variant->rfc2133 ? offsetof(struct sockaddr_in6, sin6_scope_id) :
+					   sizeof(sin6);
+	int idx = if_nametoindex(OTHER_LINK), fd, err;
+	char dev[IFNAMSIZ] = "";
+
+	ASSERT_LT(0, idx);
+	ASSERT_EQ(1, inet_pton(AF_INET6, variant->addr, &sin6.sin6_addr));
+	sin6.sin6_scope_id = variant->scope ? idx : 0;
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	if (variant->dev)
+		ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE,
+					OTHER_LINK, sizeof(OTHER_LINK)));
+	if (variant->gone)
+		ASSERT_EQ(0, bl_link_del(OTHER_LINK));
+	err = bind(fd, (struct sockaddr *)&sin6, len) ? errno : 0;
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("bind() to %s: %s, expected %s", variant->addr,
+		       bl_errname(err), bl_errname(variant->err));
+	len = sizeof(dev);
+	/* A bind() that took the link from the address is bound to it. */
+	if (!err)
+		EXPECT_TRUE(!getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) &&
+			    !strcmp(dev, OTHER_LINK))
+			TH_LOG("bound to device '%s', expected %s", dev, OTHER_LINK);
+	close(fd);
 }
 
 /* ---- port_choice: how a port is chosen when none is given ---- */

@@ -99,6 +99,8 @@ int bl_addr_del(const char *ifname, const char *cidr);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);
+/* The link and, for a veth, its peer; 0 or -errno. */
+int bl_link_del(const char *ifname);
 /* A link other than lo for SO_BINDTODEVICE: dummy, else veth; 0 or -errno. */
 int bl_other_link_add(const char *name, struct bl_why *why);
 

@@ -205,6 +205,19 @@ int bl_veth_add(const char *name, const char *peer, int peer_nsfd)
 	return rtnl_talk(nlh);
 }
 
+int bl_link_del(const char *ifname)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifm;
+
+	nlh->nlmsg_type = RTM_DELLINK;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
+	return rtnl_talk(nlh);
+}
+
 /*
  * A second link to bind a socket to (SO_BINDTODEVICE) besides lo: dummy,
  * or a veth pair where the kernel has no dummy driver.
