@@ -157,7 +157,7 @@ make_tmp() {
 	printf -v "$1" '%s' "$d"
 }
 
-# check_dest FILE: run.sh's side of the one writer's rules (lib/files.c):
+# check_dest FILE: run.sh's side of the one writer's rules (bench/files.c):
 # a regular file (symlinks followed) or a new name in a writable directory.
 check_dest() {
 	local f=$1 d b

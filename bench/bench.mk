@@ -12,7 +12,7 @@ BENCH_PROGS := bind_bench bindlab_results bind_churn
 ifeq ($(shell pkg-config --exists jansson gsl && echo yes),yes)
 
 BENCH_SRCS := ranktest.c ttest.c churn.c results.c jsonfile.c runfile.c
-BENCH_SRCS += compare.c lava_import.c known_regressions.c ktap.c
+BENCH_SRCS += compare.c lava_import.c known_regressions.c ktap.c args.c files.c
 BENCH_HDRS := $(wildcard $(here)/bench/*.h)
 BENCH_CFLAGS := -iquote $(here)/bench $(shell pkg-config --cflags jansson gsl)
 BENCH_LDLIBS := $(shell pkg-config --libs jansson gsl)

@@ -17,6 +17,73 @@
 #define BINDLAB_RUN_SCHEMA	"bindlab.run"
 #define BINDLAB_SCHEMA_VERSION	2
 
+/* ---- args.c: command lines ---- */
+
+int bl_arg_double(const char *what, const char *s, double min, double max,
+		  double *out, struct bl_why *why);
+
+/*
+ * Case ids: [a-z0-9_] words joined by '.', '-' or '+' inside words, at
+ * most BL_CASE_ID_MAX bytes, e.g. bind_bench.reuseaddr.same.ipv4.port.n4000.
+ * Nothing else is ever accepted from a result file, so an id is safe as a
+ * file name and as data for any tool.
+ */
+#define BL_CASE_ID_MAX	128
+bool bl_case_id_valid(const char *id);
+
+/*
+ * BINDLAB_CHECK_ARGS=1: a program only validates its command line (exit 0
+ * or 2) and runs nothing: bisect checks its case with the program's own
+ * parser before it builds a kernel.
+ */
+bool bl_check_args_only(void);
+/*
+ * getopt_long() returned c (optstring starting with ":"): for ':' and
+ * '?' the one-line usage error in why and -EINVAL, else 0.
+ */
+int bl_getopt_error(int c, char **argv, struct bl_why *why);
+/* bl_getopt_each(): "--" is an operand (compare's BEFORE -- AFTER). */
+#define BL_GETOPT_SIDES 1u
+/*
+ * The one getopt_long() loop of a program's options, in GNU's order:
+ * options before, between or after the operands; "--" ends them (with
+ * BL_GETOPT_SIDES it is an operand and options go on after it).
+ * optstring starts with ":", each option goes to opt(ctx, c, optarg,
+ * why). 1 for -h (--help), 0 with argv permuted as GNU getopt does
+ * (options first, then the operands in their order from optind on), or
+ * the first error (why set: bl_getopt_error()'s wording or opt's).
+ */
+struct option;
+int bl_getopt_each(int argc, char **argv, const char *optstring,
+		   const struct option *longopts, unsigned int flags,
+		   int (*opt)(void *ctx, int c, const char *arg,
+			      struct bl_why *why),
+		   void *ctx, struct bl_why *why);
+/* The same for a command-line argument named what; why gets the message. */
+int bl_arg_long(const char *what, const char *s, long min, long max,
+		long *out, struct bl_why *why);
+
+/* ---- files.c: the one writer of files ---- */
+
+/*
+ * Can path be written? "-" (stdout) and regular files (through symlinks)
+ * can; devices, FIFOs, directories and dangling symlinks are refused.
+ * Call it before the work whose result goes there.
+ */
+int bl_out_check(const char *path, struct bl_why *why);
+/* Replace path atomically (temp file + rename of the symlink's target). */
+int bl_file_write(const char *path, const char *data, size_t len,
+		  struct bl_why *why);
+/* Largest input file read: result files, KTAP, XFAIL lists. */
+#define BL_MAX_INPUT_BYTES	(256L << 20)
+/*
+ * "-" as an output: the human text of the program moves to stderr and
+ * stdout carries the machine output alone.
+ */
+void bl_stdout_machine(void);
+/* Make a write error on stdout or stderr fail the program at exit. */
+void bl_stdio_guard(void);
+
 /* ---- ranktest.c ---- */
 
 /* Two-sided Mann-Whitney U test, normal approximation with ties. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON files: the one saver (through bl_file_write() of lib/files.c:
+ * JSON files: the one saver (through bl_file_write() of bench/files.c:
  * sorted keys, one trailing newline) and the one loader. A run file is
  * validated as its reader will validate it before it is written: what
  * the one reader would refuse (a case id twice, say) is never saved.

@@ -62,7 +62,7 @@ static inline const char *bl_case_measure(const char *name)
 int bl_env_load_per_cpu(json_t *env, double *load);
 
 /*
- * lib/files.c's output checks with the run's inputs (their home is
+ * bench/files.c's output checks with the run's inputs (their home is
  * bindlab_core.h beside bl_out_check(); declared here until it moves):
  * path is refused when it is one of inputs[] (same inode, however
  * spelled; NAME=FILE arguments are looked at after the '='), besides
