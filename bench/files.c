@@ -348,6 +348,12 @@ void bl_stdio_guard(void)
 
 	/* A redirected stdout past RLIMIT_FSIZE: an error, not SIGXFSZ. */
 	signal(SIGXFSZ, SIG_IGN);
+	/*
+	 * A pipe nobody reads (| head -c1 gone): EPIPE, which check_stdio()
+	 * turns into exit 2, not a SIGPIPE death a caller cannot tell from
+	 * a crash. Nothing here execs: no child inherits the SIG_IGN.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (!armed)
 		atexit(check_stdio);
 	armed = true;
