@@ -75,6 +75,29 @@ void die_usage(const char *fmt, ...)
 	exit(BL_EXIT_USAGE);
 }
 
+/* Unreached: with no options, getopt_long() refuses each one first. */
+static int no_option(void *ctx, int c, const char *arg, struct bl_why *why)
+{
+	return bl_why_set(why, EINVAL, "unknown option -%c", c);
+}
+
+/*
+ * The operands of a subcommand without options, in the grammar of every
+ * other one: "--" ends the options (so "--" is no file name, and a file
+ * named "-x" is read after it), an option is refused by its name. Returns
+ * argv moved on so that its [1] is the first operand; *argc follows.
+ */
+static char **operands_only(int *argc, char **argv)
+{
+	static const struct option none[] = { {} };
+	struct bl_why why = { "" };
+
+	if (bl_getopt_each(*argc, argv, ":", none, 0, no_option, NULL, &why))
+		die_usage("%s", why.msg);
+	*argc -= optind - 1;
+	return argv + optind - 1;
+}
+
 static json_t *load_or_die(const char *path)
 {
 	struct bl_why why = { "" };
@@ -857,6 +880,7 @@ static int cmd_summary(int argc, char **argv)
 	double med, lo, hi;
 	size_t i;
 
+	argv = operands_only(&argc, argv);
 	if (argc != 2)
 		die_usage("summary needs RUN.json");
 	run = load_or_die(argv[1]);
@@ -1229,6 +1253,7 @@ static int cmd_curve(int argc, char **argv)
 	size_t i, n = 0;
 	struct stat st;
 
+	argv = operands_only(&argc, argv);
 	if (argc != 3)
 		die_usage("curve needs RUN.json DIR");
 	if (bl_out_dir_check(argv[2], argv + 1, 1, &why))
@@ -1310,6 +1335,7 @@ static int cmd_samples(int argc, char **argv)
 	size_t i, n;
 	double *s;
 
+	argv = operands_only(&argc, argv);
 	if (argc != 2 && argc != 3)
 		die_usage("samples needs RESULT.json [ROUND-FIELD]");
 	s = case_samples(argv[1], argv[2], &n, NULL);	/* argv[argc] is NULL */

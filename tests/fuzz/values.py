@@ -305,7 +305,10 @@ def _cases(row, fix, rng):
         return cs
     lab = row.mode == "lab"
     if kind == "name":
-        return name_cases() if row.kind == "harness" else text_cases(lab)
+        if row.kind == "harness":
+            return name_cases()
+        # "--" ends the options: in an operand's place it is no value.
+        return [c for c in text_cases(lab) if row.kind != "arg" or c.value != b"--"]
     if kind == "never":
         if "unknown" in row.input or row.kind == "harness" or "(option)" in row.input:
             return unknown_opt_cases()
