@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 results_tool=$here/bindlab_results
 
 usage() {
-	cat <<EOT
+	cat <<EOT 2>/dev/null || stdout_failed
 usage: ./run.sh [--full] [--results DIR]   run suites and benchmarks (main job)
        ./run.sh compare [OPTIONS] BEFORE.json AFTER.json
        ./run.sh compare [OPTIONS] BEFORE.json... -- AFTER.json...
@@ -59,6 +59,18 @@ EOT
 die_usage() {
 	echo "run.sh: $(bl_esc "$*")" >&2
 	exit 2
+}
+
+# A stdout that takes nothing (a full disk, a closed descriptor): what
+# was not delivered is no result and no verdict, the machine's error (2),
+# as the C programs' check_stdio() has it; never 1, a regression.
+stdout_failed() {
+	die_usage "writing standard output failed"
+}
+
+# say LINE...: one line each on stdout, or stdout_failed.
+say() {
+	printf '%s\n' "$@" 2>/dev/null || stdout_failed
 }
 
 # A user who cannot search the checkout's absolute path (a clone under
@@ -353,11 +365,11 @@ cmd_main() {
 	out=$(own "$results_tool" summary "$dir/results.json")
 	rc=$?
 	[ $rc -le 1 ] || [ $rc -eq 4 ] || { echo "${red}error: no summary of $dir/results.json: no verdict${plain}"; return 2; }
-	printf '%s\n' "${out%$'\n'*}"
+	say "${out%$'\n'*}"
 	plot "$dir/plot" "$dir/results.json" >/dev/null
-	echo "results: $dir/results.json"
-	[ -f "$dir/plot.svg" ] && echo "plot:    $dir/plot.svg $dir/plot.png"
-	[ $rc -eq 0 ] && echo "$green${out##*$'\n'}$plain" || echo "$red${out##*$'\n'}$plain"
+	say "results: $dir/results.json"
+	[ ! -f "$dir/plot.svg" ] || say "plot:    $dir/plot.svg $dir/plot.png"
+	if [ $rc -eq 0 ]; then say "$green${out##*$'\n'}$plain"; else say "$red${out##*$'\n'}$plain"; fi
 	return $rc
 }
 
@@ -433,7 +445,7 @@ plot() {
 	# gnuplot reads validated curves: its failure is the machine's (2).
 	[ $rc -eq 0 ] || { echo "run.sh: gnuplot failed, no plot" >&2; return 2; }
 	write_file "$tmp/plot.svg" "$prefix.svg" && write_file "$tmp/plot.png" "$prefix.png" || return 2
-	echo "$prefix.svg $prefix.png"
+	say "$prefix.svg $prefix.png"
 }
 
 # GNU order: options before or after the files (./run.sh plot RUN.json
@@ -488,7 +500,7 @@ cmd_cases() {
 		bl_case_argv "$name" "" "" RESULT.json
 		printf '%s\t%s, %s is better\t%s\n' "$name" \
 			"$(bl_case_field "$name" unit)" "$(bl_case_field "$name" better)" \
-			"${BL_CASE_ARGV[*]}"
+			"${BL_CASE_ARGV[*]}" 2>/dev/null || stdout_failed
 	done
 }
 

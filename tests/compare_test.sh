@@ -506,6 +506,8 @@ check "compare A B -t 10 (the short form)" 1 'regressions beyond 10.0%: 2' "${cm
 check "A... -- B... --threshold 50: -- still separates the sides" 1 'regressions beyond 50.0%: 1' "${cmp[@]}" "${runs[@]}" --threshold 50
 bad "an unknown option after the files is still refused" "unknown option --bogus" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --bogus
 check "plot RUN -o PREFIX" 0 '' "$here/run.sh" plot "$tmp/run.json" -o "$tmp/gnuplot"
+# shellcheck disable=SC2016 # expands in the inner shell
+check "plot: its stdout on /dev/full is exit 2" 2 'writing standard output failed' sh -c '"$0" plot -o "$1" "$2" >/dev/full' "$here/run.sh" "$tmp/full" "$here/tests/fuzz/corpus/results/run.json"
 check "summary -- RUN: \"--\" ends the options there too" 0 '^verdict' "$res" summary -- "$tmp/run.json"
 check "samples -- RESULT" 0 '^3$' "$res" samples -- "$tmp/one.json"
 
