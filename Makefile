@@ -29,8 +29,9 @@ ifeq ($(wildcard $(KSFT_DIR)/lib.mk),)
 $(error no kselftest lib.mk in $(KSFT_DIR): run scripts/bootstrap.sh build (it unpacks the harness with scripts/ksft-headers.sh), or set KDIR to a kernel tree)
 endif
 # lib.mk's install rule passes INSTALL_PATH to the shell unquoted: a
-# blank would install into the checkout, a ';' run what follows it.
-bl_unsafe := ; & | ` ' " ( ) < > \ * ?
+# blank would install into the checkout, a ';' run what follows it, a
+# '$' (make's $$) expand a shell variable into the path.
+bl_unsafe := ; & | ` ' " ( ) < > \ * ? $$
 ifneq ($(strip $(INSTALL_PATH)),)
 ifneq ($(words $(INSTALL_PATH))$(strip $(foreach c,$(bl_unsafe),$(findstring $(c),$(INSTALL_PATH)))),1)
 $(error INSTALL_PATH '$(INSTALL_PATH)': blanks and shell characters ($(bl_unsafe)) are not installed to)
