@@ -144,6 +144,10 @@ on_signal() {
 	exit $((128 + $2))
 }
 trap cleanup EXIT
+# A reader that went away: bash's own writes fail (say: exit 2) instead
+# of SIGPIPE ending run.sh as a crash would. A handler, unlike an
+# ignored signal, is not passed on to the programs run.sh starts.
+trap : PIPE
 trap 'on_signal TERM 15' TERM
 trap 'on_signal INT 2' INT
 trap 'on_signal HUP 1' HUP
