@@ -369,6 +369,7 @@ static const char *judge_setup(struct judge *j, struct bl_why *why)
 
 static void judge_replay(struct judge *j)
 {
+	long seqs = j->seqs, checks = j->checks;
 	bool list = j->list;
 	int i, k, n = j->ngrp;
 
@@ -384,6 +385,9 @@ static void judge_replay(struct judge *j)
 			run_seq(j, &s, true);
 		g->transient = k > 0 && g->count == before;
 	}
+	/* The report counts the run's own sequences, not the replays. */
+	j->seqs = seqs;
+	j->checks = checks;
 	j->list = list;
 }
 
