@@ -325,7 +325,7 @@ static int repair_seq(int fd, uint32_t seq)
 TEST_F(tw_bind, takeover)
 {
 	uint32_t old_seq, seq;
-	int fd, err;
+	int fd, err, seq_err = 0;
 	long tw;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
@@ -353,8 +353,8 @@ TEST_F(tw_bind, takeover)
 	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
 	if (!err)
-		err = variant->repair ? queue_seq(fd, &seq) :
-		      sent_seq(fd, false, &seq);
+		seq_err = variant->repair ? queue_seq(fd, &seq) :
+			  sent_seq(fd, false, &seq);
 	close(fd);
 	ASSERT_EQ(-variant->connect_err, err)
 		TH_LOG(TAKEOVER_FAIL, variant->reuse, variant->no_ts ? "off" : "on",
@@ -363,6 +363,7 @@ TEST_F(tw_bind, takeover)
 		TH_LOG("%ld TIME_WAIT sockets left on port %d", tw, CLIENT_PORT);
 	if (err)
 		return;
+	ASSERT_EQ(0, seq_err) TH_LOG("TCP_REPAIR: %s", bl_errname(seq_err));
 	if (variant->repair) {
 		EXPECT_EQ(REPAIR_SEQ, seq)
 			TH_LOG("the repaired socket's sequence number was replaced");
