@@ -100,8 +100,12 @@ for l in "${label[@]}"; do
 done
 bl_cases_load || exit 2
 [ ${#cases[@]} -gt 0 ] || cases=("${BL_CASE_NAMES[@]}")
+declare -A seen=()
 for c in "${cases[@]}"; do
 	bl_case_known "$c" || bl_usage_error "no case '$c' in the table (./run.sh cases)"
+	# Twice, it would run twice a boot and its merge refuse every boot.
+	[ -z "${seen[$c]+x}" ] || bl_usage_error "--case $c given twice"
+	seen[$c]=1
 	# The program's own parser: what ab accepts is what the guest runs.
 	why=$(bl_case_check_args "$c" "${sockets:-$(bl_case_field "$c" full_n)}" "$rounds") ||
 		bl_usage_error "case $c: $why"
