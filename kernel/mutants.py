@@ -52,6 +52,7 @@ import difflib
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -398,10 +399,22 @@ def unique_keys(pairs):
     return dict(pairs)
 
 
+MAX_INPUT = 256 << 20
+
+
 def read_json(path, what):
-    """path's JSON; a missing, unreadable or corrupt file is an error."""
+    """path's JSON; a missing, unreadable or corrupt file is an error, and
+    so is one that is no regular file of at most MAX_INPUT bytes: a FIFO
+    would block the reader, /dev/zero never end (opened O_NONBLOCK and
+    checked on the descriptor, so nothing blocks before the check)."""
     try:
-        with open(path, encoding='utf-8') as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            die('%s %s: not a regular file' % (what, path))
+        if st.st_size > MAX_INPUT:
+            die('%s %s: larger than %d bytes' % (what, path, MAX_INPUT))
+        with open(fd, encoding='utf-8') as f:
             return json.load(f, object_pairs_hook=unique_keys)
     except FileNotFoundError:
         die('no %s %s' % (what, path))

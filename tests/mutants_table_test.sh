@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/tap.sh"
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-mutants() { python3 "$here/kernel/mutants.py" "$@"; }
+# Bounded: a read that blocks is a failure, not a stuck test.
+mutants() { timeout -k 2 60 python3 "$here/kernel/mutants.py" "$@"; }
 
 # A manifest of two mutants and a valid table of both.
 cat >"$tmp/manifest.json" <<'JSON'
@@ -167,6 +168,9 @@ echo "# $n corrupt tables"
 
 refused "summary refuses a missing table" "$tmp/none.json" summary "$tmp/none.json"
 refused "done refuses a missing table" "$tmp/none.json" "done" "$tmp/none.json"
+# A FIFO would block the reader (its writer never comes): no regular file.
+mkfifo "$tmp/fifo.json"
+refused "summary refuses a FIFO" "$tmp/none.json" summary "$tmp/fifo.json"
 cp "$good" "$tmp/t.json"
 refused "about refuses another tree for a table with rows" "$tmp/t.json" \
 	about "$tmp/t.json" tree=def5678
