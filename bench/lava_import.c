@@ -350,7 +350,7 @@ int bl_lava_import(const char *path, const struct bl_case_decl *decls,
 {
 	struct lava_case acc[BL_MAX_CASE_DECLS] = {};
 	json_t *root, *e;
-	size_t i;
+	size_t i, ours = 0;
 	int err = 0;
 
 	lava_path = path;
@@ -367,7 +367,15 @@ int bl_lava_import(const char *path, const struct bl_case_decl *decls,
 			err = sort_entry(e, decls, ndecls, acc, tests, why);
 		if (err)
 			break;
+		ours += !!strcmp(bl_json_str(e, "definition"), "lava");
 	}
+	/*
+	 * LAVA's own records alone: the job stopped before its tests (a
+	 * boot or harness failure, lava-results.py's exit 3). Its table
+	 * cases would all read "not in the LAVA job", a kernel FAIL.
+	 */
+	if (!err && !ours)
+		err = refuse(why, "no result of the job's test definitions, only LAVA's own records: no kernel verdict");
 	for (i = 0; i < ndecls && !err; i++)
 		err = finish_case(&decls[i], &acc[i], cases, tests, why);
 	for (i = 0; i < ndecls; i++)

@@ -281,6 +281,9 @@ import_results()
 	/usr/bin/python3 "$BL_REPO_DIR/lava/lava-results.py" "$@" \
 		"$dir/lava.json" >&2 || rc=$?
 	[ "$rc" -ne 2 ] || bl_die 126 "cannot read LAVA's results $*"
+	# No test result: nothing of the kernel to import (import-lava
+	# refuses LAVA's own records alone).
+	[ "$rc" -ne 3 ] || return 3
 	if grep -q 'import-lava' "$BL_REPO_DIR/run.sh"; then
 		if ! "$BL_REPO_DIR/run.sh" import-lava "$dir/results.json" "$dir/lava.json" >&2; then
 			bl_log "error: ./run.sh import-lava refused $dir/lava.json"

@@ -856,6 +856,12 @@ sys.exit(0 if cases == want and len(run["tests"]) == 13 else "%r, %d tests" % (c
 	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/m.json" 2>"$tmp/err" || rc=$?
 	same lava.import.measurement_on_no_case_refused "$rc $(cat "$tmp/err")" \
 		"2 bindlab_results: --lava $tmp/m.json: bind_bhash_test bind_conflict.bound_addr_addr.bind_listen: a measurement (3.5 ms) on a name that is no case of the table"
+	# LAVA's own records alone: the job stopped before its tests, no FAIL.
+	printf '[{"definition": "lava", "case": "job", "result": "pass"}]\n' >"$tmp/j.json"
+	rc=0
+	"$here/bindlab_results" merge "$tmp/never.json" "${decls[@]}" --lava "$tmp/j.json" 2>"$tmp/err" || rc=$?
+	same lava.import.only_lava_records_refused "$rc $(cat "$tmp/err")" \
+		"2 bindlab_results: --lava $tmp/j.json: no result of the job's test definitions, only LAVA's own records: no kernel verdict"
 	check lava.import.refusals_write_nothing test ! -e "$tmp/never.json"
 	# No pass without a measurement: three passing tests and no table case.
 	printf '[{"definition": "p", "case": "f.a", "result": "pass"}, {"definition": "p", "case": "f.b", "result": "pass"},
