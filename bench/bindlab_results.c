@@ -478,11 +478,30 @@ static int merge_option(void *ctx, int c, const char *arg, struct bl_why *why)
 	return 0;
 }
 
+/*
+ * The same NAME in two --ktap, or two --missing, would count one
+ * program's or case's results twice (or say two things of one case).
+ * Earlier options have been cut at their '=' already.
+ */
+static void merge_once(const struct merge_in *in, const struct merge_opt *o)
+{
+	const struct merge_opt *p;
+	size_t len = strcspn(o->arg, "=");
+
+	for (p = in->opts; p < o; p++)
+		if (p->c == o->c && strlen(p->arg) == len &&
+		    !strncmp(p->arg, o->arg, len))
+			die_usage("--%s %s given twice",
+				  o->c == MERGE_KTAP ? "ktap" : "missing", p->arg);
+}
+
 static void merge_arg(struct merge_in *in, const struct merge_opt *o)
 {
 	char *eq;
 	json_t *c;
 
+	if (o->c == MERGE_KTAP || o->c == MERGE_MISSING)
+		merge_once(in, o);
 	switch (o->c) {
 	case MERGE_MISSING:
 		json_array_append_new(in->tests, missing_entry(o->arg));
@@ -553,10 +572,10 @@ static int cmd_merge(int argc, char **argv)
 	/* Before anything is read: a bad declaration is exit 2, not "none". */
 	if (bl_xfail_load(NULL, &why))
 		die_usage("%s", why.msg);
-	for (a = 0; a < in.nopts; a++) {
+	for (a = 0; a < in.nopts; a++)
 		merge_arg(&in, &in.opts[a]);
+	for (a = 0; a < in.nopts; a++)
 		free(in.opts[a].arg);
-	}
 	free(in.opts);
 	for (a = in.first; a < argc; a++)
 		plain_result(argv[a], in.cases, in.tests, in.inputs);

@@ -316,6 +316,11 @@ mutate "$tmp/run.json" "$tmp/t_fail.json" 'd["tests"][0].update(result="fail", r
 check "merge of a failing run: its summary still exits 1" 1 '^  FAIL +p\.f\.t: lost' "$res" summary "$tmp/t_remerged.json"
 bad "merge --result of a run file: refused, its tests would be lost" "t_fail.json is a run file: give it as an operand" \
 	"$res" merge "$tmp/never.json" --case "c.total_ms ms lower none" --result "c.total_ms=$tmp/t_fail.json"
+# One program's KTAP, or one case's absence, given twice would count twice.
+check "merge --ktap NAME twice: refused" 2 '^bindlab_results: --ktap p given twice$' \
+	"$res" merge "$tmp/never.json" --ktap "p=$here/tests/ktap/fail_figures.ktap" --ktap "p=$here/tests/ktap/clean.ktap"
+check "merge --missing NAME twice: refused" 2 '^bindlab_results: --missing c given twice$' \
+	"$res" merge "$tmp/never.json" --missing c=skip:why --missing c=fail:why
 # Two kselftest runs without benchmark cases are two runs, not copies.
 mutate "$tmp/t_fail.json" "$tmp/t_fail2.json" 'd["cases"] = []; d["env"]["time"] = "later"'
 mutate "$tmp/t_fail.json" "$tmp/t_fail1.json" 'd["cases"] = []'
