@@ -7,9 +7,11 @@
 #ifndef KSFT_BINDLAB_H
 #define KSFT_BINDLAB_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "bindlab_core.h"
@@ -61,10 +63,28 @@ static void __attribute__((constructor)) bl_machine_slow_check(void)
  */
 #define BL_KSFT_FDS	32
 
+/*
+ * A caller that closed stdin, stdout or stderr left its number free: the
+ * next socket would get it, and the harness would print into a socket
+ * under test (EPIPE killed the test: a kernel FAIL). /dev/null holds the
+ * number instead; open() returns the lowest free one.
+ */
+static inline void bl_std_fds_hold(void)
+{
+	int fd;
+
+	do
+		fd = open("/dev/null", O_RDWR);
+	while (fd >= 0 && fd <= STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 static void __attribute__((constructor)) bl_fd_headroom_check(void)
 {
 	struct bl_why why = { "" };
 
+	bl_std_fds_hold();
 	if (bl_fd_reserve(BL_KSFT_FDS, &why))
 		ksft_exit_skip("%s\n", why.msg);
 }
