@@ -670,9 +670,10 @@ def summary(table):
     print('%d mutants: %s' % (len(rows), ', '.join(
         '%s %d' % kv for kv in counts.items())))
     if judged:
-        print('score: %d of %d killed (%.0f%%), equivalents, build failures'
+        # Rounded down: one survivor never reads as 100%.
+        print('score: %d of %d killed (%.1f%%), equivalents, build failures'
               ' and timeouts apart' % (counts['killed'], judged,
-                                       100.0 * counts['killed'] / judged))
+                                       1000 * counts['killed'] // judged / 10))
     built = [r for r in rows if r['verdict'] != 'build-failed']
     for k in ('build_s', 'boot_s', 'verdict_s'):
         print('%s: %s' % (k, spread([r[k] for r in built if k in r])))
