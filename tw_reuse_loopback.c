@@ -278,16 +278,22 @@ static int repair(int fd, int mode)
 	       -errno : 0;
 }
 
-/* The next sequence number fd sends; fd is under TCP_REPAIR. */
+/* TCP_REPAIR on, its sequence numbers those of the send queue. */
+static int repair_on(int fd)
+{
+	int q = TCP_SEND_QUEUE, err = repair(fd, TCP_REPAIR_ON);
+
+	if (!err && setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)))
+		err = -errno;
+	return err;
+}
+
+/* The next sequence number fd sends; fd is under repair_on(). */
 static int queue_seq(int fd, uint32_t *seq)
 {
 	socklen_t len = sizeof(*seq);
-	int q = TCP_SEND_QUEUE;
 
-	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
-	    getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &len))
-		return -errno;
-	return 0;
+	return getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, seq, &len) ? -errno : 0;
 }
 
 /*
@@ -297,7 +303,7 @@ static int queue_seq(int fd, uint32_t *seq)
  */
 static int sent_seq(int fd, bool reuseaddr, uint32_t *seq)
 {
-	int one = 1, err = repair(fd, TCP_REPAIR_ON);
+	int one = 1, err = repair_on(fd);
 
 	if (!err)
 		err = queue_seq(fd, seq);
@@ -311,10 +317,9 @@ static int sent_seq(int fd, bool reuseaddr, uint32_t *seq)
 /* Under TCP_REPAIR, the sequence number fd's connection will start from. */
 static int repair_seq(int fd, uint32_t seq)
 {
-	int q = TCP_SEND_QUEUE, err = repair(fd, TCP_REPAIR_ON);
+	int err = repair_on(fd);
 
-	if (!err && (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
-		     setsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, sizeof(seq))))
+	if (!err && setsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, sizeof(seq)))
 		err = -errno;
 	return err;
 }
