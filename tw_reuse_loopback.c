@@ -1,152 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tw_reuse_loopback: tcp_tw_reuse as "net-tcp: extend tcp_tw_reuse sysctl
- * to enable loopback only optimization" made it:
- * 0 off, 1 everywhere, 2 only for connections proven to be loopback.
+ * tw_reuse_loopback: TIME_WAIT around tcp_tw_reuse, beyond what
+ * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
+ * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
+ * (tw_bind), the sysctls' ranges (tw_sysctl), and a new namespace's
+ * default, 2, as commit 79e9fed46038 ("net-tcp: extend tcp_tw_reuse
+ * sysctl to enable loopback only optimization") made it.
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
- *
- * How a test proves reuse: ip_local_port_range is cut to RANGE_PORTS
- * ports, as many connections to one server port leave their client side
- * in TIME_WAIT (/proc/net/tcp must show exactly that many), and with
- * tcp_tw_reuse=0 one more connect() must fail with EADDRNOTAVAIL: the
- * range is full. Then the row's tcp_tw_reuse decides whether connect()
- * takes a TIME_WAIT socket over. A refusal is checked to be the policy's,
- * not the sockets': with tcp_tw_reuse=1 the same connect() then succeeds.
- *
- * What "loopback" means to tcp_twsk_unique() (net/ipv4/tcp_ipv4.c): the
- * TIME_WAIT socket's own addresses, tw_daddr or tw_rcv_saddr in 127/8,
- * ::1 or ::ffff:127.0.0.0/104, or tw_bound_dev_if == LOOPBACK_IFINDEX.
- * Not the route: traffic between two local addresses always goes through
- * lo, yet tcp_tw_reuse=2 must refuse it. Hence three non-loopback
- * topologies, each refused:
- *  - ADDRS_ON_LO: 10.9.0.x and fd09::x assigned to lo itself;
- *  - VETH_ONE_NETNS: 10.0.0.x and fd00::x on a veth of the test's
- *    namespace, which routes them over lo all the same;
- *  - VETH_TWO_NETNS: a veth pair to a second namespace holding the
- *    server, the only one whose packets leave lo: what a host talking to
- *    another host does.
- * ADDRS_ON_LO also gives the "bound to lo" proof non-loopback addresses:
- * SO_BINDTODEVICE lo reaches only addresses that sit on lo.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
-#include "tw_topology.h"
+#include "ksft_bindlab.h"
 
-/* ---- tcp_tw_reuse 0/1/2 and who counts as loopback ---- */
+#define SERVER_PORT	5000
+#define CLIENT_PORT	6000	/* explicit binds */
+#define FIN_MS		2000	/* bound on each FIN's trip */
+#define CONNECT_S	5	/* bound on a handshake */
+#define ADDR_MS		2000	/* bound on an address becoming usable */
 
-FIXTURE(tw_reuse)
-{
-	int lfd;
-	int peer_ns;
-	bool delay_sysctl;
+/* Not loopback, though on lo: tcp_tw_reuse=2 must not take them. */
+static const char * const lo_addrs[] = {
+	"10.9.0.1/32", "10.9.0.2/32", "fd09::1/128", "fd09::2/128", NULL,
 };
 
-FIXTURE_VARIANT(tw_reuse)
+/* Add lo_addrs (IPv6 ones only if v6) to lo, up, each one usable. */
+static int lo_addrs_up(bool v6, struct bl_why *why)
 {
-	int reuse;		/* tcp_tw_reuse under test */
-	enum topo topo;
-	const char *src;	/* client bind() address, or NULL */
-	const char *dst;	/* server address */
-	const char *dev;	/* client SO_BINDTODEVICE, or NULL */
-	bool no_ts;		/* tcp_timestamps=0: nothing to protect reuse */
-	bool reused;		/* connect() takes a TIME_WAIT socket over */
-};
-
-#include "tw_reuse_rows.h"
-
-FIXTURE_SETUP(tw_reuse)
-{
-	struct bl_why why = { "" };
-	bool v6;
+	const char * const *c;
+	char host[64];
 	int err;
 
-	self->lfd = -1;
-	self->peer_ns = -1;
-	BL_ENTER_NETNS(return);
-	v6 = bl_ipv6_usable(&why);
-	if (!v6 && strchr(variant->dst, ':'))
-		SKIP(return, "%s", why.msg);
-	err = topo_setup(variant->topo, v6, &self->peer_ns, &why);
-	if (err == -EOPNOTSUPP || err == -EPERM)
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, err) TH_LOG("%s", why.msg);
-
-	bl_tcp_ts_clock_wait();
-	ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, RANGE));
-	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, 0));
-	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TIMESTAMPS, !variant->no_ts));
-	/* 6.14+: the delay is a sysctl, so the tests need not wait 1 s. */
-	self->delay_sysctl = bl_sysctl_exists(BL_SYSCTL_TW_DELAY);
-	if (self->delay_sysctl)
-		ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_DELAY, 1));
-
-	self->lfd = listen_in(self->peer_ns, variant->dst, SERVER_PORT);
-	ASSERT_LE(0, self->lfd) TH_LOG("listen on %s: %s", variant->dst,
-				       strerror(-self->lfd));
-}
-
-FIXTURE_TEARDOWN(tw_reuse)
-{
-	if (self->lfd >= 0)
-		close(self->lfd);
-	if (self->peer_ns >= 0)
-		close(self->peer_ns);
-}
-
-/* One string that grep finds whole. */
-#define NO_TAKEOVER "tcp_tw_reuse=%d: connect() did not take a TIME_WAIT socket over: %s"
-
-TEST_F(tw_reuse, full_range)
-{
-	const char *src = variant->src, *dev = variant->dev;
-	const char *dst = variant->dst;
-	long tw;
-	int fd, i;
-
-	for (i = 0; i < RANGE_PORTS; i++) {
-		fd = row_connect(src, dev, dst, SERVER_PORT);
-		ASSERT_LE(0, fd) TH_LOG("filling the range: connection %d: %s",
-					i + 1, bl_errname(fd));
-		ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
+	err = bl_link_up("lo");
+	if (err)
+		return bl_why_set(why, err, "cannot bring lo up: %s", strerror(-err));
+	for (c = lo_addrs; *c; c++) {
+		if (!v6 && strchr(*c, ':'))
+			continue;
+		err = bl_addr_add("lo", *c);
+		snprintf(host, sizeof(host), "%.*s", (int)strcspn(*c, "/"), *c);
+		if (!err)
+			err = bl_addr_wait(host, ADDR_MS);
+		if (err)
+			return bl_why_set(why, err, "%s on lo: %s", *c, strerror(-err));
 	}
-	tw = bl_tcp_count(TCP_TIME_WAIT, 0);
-	ASSERT_EQ(RANGE_PORTS, tw) TH_LOG("%d connections closed, %ld sockets in TIME_WAIT",
-					  RANGE_PORTS, tw);
-	wait_reuse_delay(self->delay_sysctl);
-
-	fd = row_connect(src, dev, dst, SERVER_PORT);
-	ASSERT_EQ(-EADDRNOTAVAIL, fd)
-		TH_LOG("tcp_tw_reuse=0 with every port in TIME_WAIT: connect() gave %s",
-		       bl_errname(fd < 0 ? fd : 0));
-
-	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, variant->reuse));
-	fd = row_connect(src, dev, dst, SERVER_PORT);
-	if (variant->reused) {
-		ASSERT_LE(0, fd)
-			TH_LOG(NO_TAKEOVER, variant->reuse, bl_errname(fd));
-		tw = bl_tcp_count(TCP_TIME_WAIT, 0);
-		close(fd);
-		ASSERT_EQ(RANGE_PORTS - 1, tw)
-			TH_LOG("connected without taking a TIME_WAIT socket over?");
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	ASSERT_EQ(-EADDRNOTAVAIL, fd)
-		TH_LOG("tcp_tw_reuse=%d must not reuse here; connect() gave %s",
-		       variant->reuse, bl_errname(fd < 0 ? fd : 0));
-	if (variant->no_ts)
-		return;
-	/* The refusal was the policy's: the sockets themselves are reusable. */
-	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, 1));
-	fd = row_connect(src, dev, dst, SERVER_PORT);
-	ASSERT_LE(0, fd) TH_LOG("even tcp_tw_reuse=1 cannot reuse these TIME_WAIT sockets: %s",
-				bl_errname(fd));
-	close(fd);
+	return 0;
 }
 
 /*
@@ -183,6 +86,9 @@ FIXTURE_VARIANT(tw_bind)
 	bool repair;			/* the second under TCP_REPAIR */
 };
 
+#define TS	false
+#define NO_TS	true
+
 #define BIND_ROW(_reuse, _src, _dst, _no_ts, _old_plain, _new_plain,	\
 		 _bind_err, _connect_err)				\
 	.reuse = _reuse, .src = _src, .dst = _dst, .no_ts = _no_ts,	\
@@ -217,7 +123,6 @@ FIXTURE_VARIANT_ADD(tw_bind, reuse0_v4_repaired)
 FIXTURE_SETUP(tw_bind)
 {
 	struct bl_why why = { "" };
-	int peer_ns;
 	bool v6;
 
 	self->lfd = -1;
@@ -225,8 +130,7 @@ FIXTURE_SETUP(tw_bind)
 	v6 = bl_ipv6_usable(&why);
 	if (!v6 && strchr(variant->dst, ':'))
 		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, topo_setup(ADDRS_ON_LO, v6, &peer_ns, &why))
-		TH_LOG("%s", why.msg);
+	ASSERT_EQ(0, lo_addrs_up(v6, &why)) TH_LOG("%s", why.msg);
 	bl_tcp_ts_clock_wait();
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TW_REUSE, variant->reuse));
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TIMESTAMPS, !variant->no_ts));

@@ -64,7 +64,7 @@ import tempfile
 PC = ['bind_bhash_test', '-f', 'port_choice']
 BIND = [PC, ['bind_bhash_test', '-f', 'bind_conflict', '-f', 'bind_addr']]
 FAST = [['bind_bhash_test', '-f', 'bind_conflict'], ['bind_fastreuse']]
-TW = [PC, ['tw_reuse_loopback']]
+TW = [PC, ['tcp_tw_reuse'], ['tw_reuse_loopback']]
 
 # The function list is derived from the tree, not written here: a walk
 # of the call graph from the entry points below, over the files a TCP
@@ -108,8 +108,8 @@ STOP = re.compile(r'md5|(?:^|_)ao_|reqsk')
 # Functions whose first programs are not their entry point's.
 FIRST = {'inet_csk_update_fastreuse': FAST, 'sk_reuseport_match': FAST}
 # The whole collection after stage 1, on a slow machine's sizes.
-REST = [['bind_bhash_test'], ['bind_fastreuse'], ['tw_reuse_loopback'],
-        ['bind_model_test']]
+REST = [['bind_bhash_test'], ['bind_fastreuse'], ['tcp_tw_reuse'],
+        ['tw_reuse_loopback'], ['bind_model_test']]
 
 
 def die(msg):

@@ -5,9 +5,11 @@
 # style in a throwaway git repository holding the few files of Debian's
 # linux-source-6.12 that the patches touch (the lab's stock tree):
 #
-#   upstream/net-next/  bind_fastreuse.c as a net selftest, with its
-#                       Makefile and .gitignore lines (the changelog is
-#                       below); one patch, so no cover letter
+#   upstream/net-next/  bind_fastreuse.c and tcp_tw_reuse.c as net
+#                       selftests, with their Makefile and .gitignore
+#                       lines (the changelogs are below); two patches
+#                       independent of each other, each made on the
+#                       stock tree, so no series and no cover letter
 #   kernel/patches/     Zhewei Yuan's fastreuse fix as the lab's 6.12
 #                       carries it: his From and trailers kept, a
 #                       backport note, then the user's Signed-off-by
@@ -42,7 +44,11 @@ EOF
 tarball=/usr/src/linux-source-6.12.tar.xz
 out=$BL_REPO_DIR
 NET=tools/testing/selftests/net
-TEST=bind_fastreuse
+# Each test and the Makefile line its own goes after: apart from each
+# other's context, so either applies with or without the other.
+TESTS=(bind_fastreuse tcp_tw_reuse)
+declare -A AFTER=([bind_fastreuse]='^TEST_GEN_PROGS \+= bind_timewait$'
+		  [tcp_tw_reuse]='^TEST_GEN_PROGS \+= sk_so_peek_off$')
 
 bl_args "-o --out -s --source" "" "$@"
 set -- "${BL_ARGS[@]}"
@@ -84,9 +90,11 @@ for d in "$BL_REPO_DIR"/kernel/bugs/*/; do
 	[ -f "$(echo "$d"0001-*.patch)" ] && bugs+=("$(basename "$d")")
 done
 [ -f "${carried[0]}" ] || bl_die 1 "no kernel/patches/0001-*.patch"
-[ -f "$BL_REPO_DIR/$TEST.c" ] || bl_die 1 "no $TEST.c"
+for t in "${TESTS[@]}"; do
+	[ -f "$BL_REPO_DIR/$t.c" ] || bl_die 1 "no $t.c"
+done
 
-changelog()
+changelog_bind_fastreuse()
 {
 	cat <<'EOF'
 selftests: net: Add bind_fastreuse
@@ -105,6 +113,27 @@ for SO_REUSEADDR and SO_REUSEPORT, one address or two in turn, IPv4
 and IPv6, a fixed port or port 0. A growth above 3 fails; the verdict
 is a ratio within one run, and with KSFT_MACHINE_SLOW=yes the test
 binds 1000 sockets and a growth above the limit is XFAIL.
+EOF
+}
+
+changelog_tcp_tw_reuse()
+{
+	cat <<'EOF'
+selftests: net: Add tcp_tw_reuse
+
+Commit 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable
+loopback only optimization") made tcp_tw_reuse 0, 1 or 2, where 2
+lets connect() take a TIME_WAIT socket over only when that socket is
+provably loopback: bound to lo, or with an address of its own in
+127/8, ::ffff:127.0.0.0/104 or ::1. No selftest checks any of it.
+
+Add one that leaves the four ports of a narrowed ip_local_port_range
+in TIME_WAIT and checks whether one more connect() succeeds, for each
+value and each proof, IPv4, IPv6 and v4-mapped, against addresses put
+on lo (no proof, though the traffic goes through lo) and without
+timestamps (never). A refusal is shown to be the policy's: with
+tcp_tw_reuse=1 the same connect() then succeeds. Where the kernel has
+tcp_tw_reuse_delay it is set to 1 ms, else the test waits 2.1 s a row.
 EOF
 }
 
@@ -150,29 +179,32 @@ insert_sorted()
 	mv "$1.new" "$1"
 }
 
-# format DIR PREFIX BASE: the commits after BASE as patches in $out/DIR,
-# whose old NNNN-*.patch go first; no commit id, no date, no version.
+# format DIR PREFIX BASE [keep]: the commits after BASE as patches in
+# $out/DIR, whose old NNNN-*.patch go first unless "keep" (a caller that
+# writes several into DIR clears it once); no commit id, date or version.
 format()
 {
 	local dir=$out/$1
 
 	mkdir -p "$dir"
-	rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
+	[ "${4-}" = keep ] || rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
 	git_w format-patch -q --zero-commit --no-signature --subject-prefix="$2" \
 		-o "$dir" "$3..HEAD"
 	sed -i '/^Date: /d' "$dir"/[0-9][0-9][0-9][0-9]-*.patch
 }
 
+# net_next TEST: TEST's own patch, made on stock, into upstream/net-next.
 net_next()
 {
-	git_w checkout -q -b net-next stock
-	cp "$BL_REPO_DIR/$TEST.c" "$work/linux/$NET/$TEST.c"
-	insert_after "$work/linux/$NET/Makefile" '^TEST_GEN_PROGS \\+= bind_timewait$' \
-		"TEST_GEN_PROGS += $TEST"
-	insert_sorted "$work/linux/$NET/.gitignore" "$TEST"
+	local t=$1
+
+	git_w checkout -q -b "net-next-$t" stock
+	cp "$BL_REPO_DIR/$t.c" "$work/linux/$NET/$t.c"
+	insert_after "$work/linux/$NET/Makefile" "${AFTER[$t]}" "TEST_GEN_PROGS += $t"
+	insert_sorted "$work/linux/$NET/.gitignore" "$t"
 	git_w add -f "$NET"
-	changelog | git_w commit -q -s -F -
-	format upstream/net-next "PATCH net-next" stock
+	"changelog_$t" | git_w commit -q -s -F -
+	format upstream/net-next "PATCH net-next" stock keep
 }
 
 # apply PATCH AUTHOR: PATCH's message and diff as a commit by AUTHOR
@@ -220,7 +252,11 @@ bug_series()
 }
 
 make_base
-net_next
+mkdir -p "$out/upstream/net-next"
+rm -f "$out/upstream/net-next"/[0-9][0-9][0-9][0-9]-*.patch
+for t in "${TESTS[@]}"; do
+	net_next "$t"
+done
 carried_fix
 for b in "${bugs[@]}"; do
 	bug_series "$b"

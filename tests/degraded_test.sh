@@ -57,6 +57,7 @@ ksft_skips() {
 why="cannot create a network namespace"
 ksft_skips "unprivileged bind_bhash_test" "${nobody[@]}" ./bind_bhash_test
 ksft_skips "unprivileged bind_fastreuse" "${nobody[@]}" ./bind_fastreuse
+ksft_skips "unprivileged tcp_tw_reuse" "${nobody[@]}" ./tcp_tw_reuse
 ksft_skips "unprivileged tw_reuse_loopback" "${nobody[@]}" ./tw_reuse_loopback
 ksft_skips "unprivileged bind_model_test" "${nobody[@]}" ./bind_model_test
 skip4 "unprivileged churn" "SKIP: .*$why" "${nobody[@]}" ./bind_churn -n 10
@@ -66,7 +67,7 @@ skip4 "unprivileged run.sh" "SKIP: needs root" "${nobody[@]}" ./run.sh
 # Root without CAP_NET_ADMIN: the namespace is made, lo cannot come up.
 why="cannot bring lo up: Operation not permitted"
 noadmin=(setpriv --bounding-set -net_admin --inh-caps -net_admin --)
-for prog in bind_bhash_test bind_fastreuse tw_reuse_loopback bind_model_test; do
+for prog in bind_bhash_test bind_fastreuse tcp_tw_reuse tw_reuse_loopback bind_model_test; do
 	ksft_skips "no CAP_NET_ADMIN $prog" "${noadmin[@]}" "./$prog"
 done
 

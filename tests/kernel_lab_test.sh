@@ -304,6 +304,8 @@ rm -rf "$empty"
 ab=$lab/ab
 tw_stock=$lab/tw-stock
 tw_fixed=$lab/tw-fixed
+twr_stock=$lab/twr-stock
+twr_fixed=$lab/twr-fixed
 model_fixed=$lab/model-fixed
 fr_fixed=$lab/fastreuse-fixed
 debug_dir=$lab/debug-fixed
@@ -458,6 +460,10 @@ lane_b()
 	vm_job "$tw_stock" "$stock" -a tcg --icount -T 900 -c "$(one tw_reuse_loopback)"
 	step "boot fixed, tw_reuse_loopback first (virtual clock)"
 	vm_job "$tw_fixed" "$fixed" -a tcg --icount -T 900 -c "$(one tw_reuse_loopback)"
+	step "boot stock, tcp_tw_reuse first (virtual clock)"
+	vm_job "$twr_stock" "$stock" -a tcg --icount -T 900 -c "$(one tcp_tw_reuse)"
+	step "boot fixed, tcp_tw_reuse first (virtual clock)"
+	vm_job "$twr_fixed" "$fixed" -a tcg --icount -T 900 -c "$(one tcp_tw_reuse)"
 	# Depth 2 and 200 random sequences, set here rather than through
 	# KSFT_MACHINE_SLOW (which now means the debug runners' depth 1): the
 	# full depth 3 takes 139 s under TCG, and kernel/model-compare.sh runs it.
@@ -465,7 +471,7 @@ lane_b()
 	vm_job "$model_fixed" "$fixed" -T 900 -c "BINDLAB_MODEL_DEPTH=2 BINDLAB_MODEL_RANDOM=200 $(one bind_model_test)"
 	step "boot fixed with ipv6.disable=1"
 	vm_job "$nov6" "$fixed" -A ipv6.disable=1 -T 900 \
-		-c 'run_kselftest.sh -t net/bindlab:tw_reuse_loopback -t net/bindlab:bind_bhash_test -t net/bindlab:bind_fastreuse'
+		-c 'run_kselftest.sh -t net/bindlab:tw_reuse_loopback -t net/bindlab:bind_bhash_test -t net/bindlab:bind_fastreuse -t net/bindlab:tcp_tw_reuse'
 	run_fixed_rest
 	run_sigkill
 }
@@ -726,6 +732,8 @@ boot_first()
 }
 boot_first stock tw_reuse_loopback "$tw_stock"
 boot_first fixed tw_reuse_loopback "$tw_fixed"
+boot_first stock tcp_tw_reuse "$twr_stock"
+boot_first fixed tcp_tw_reuse "$twr_fixed"
 boot_first fixed bind_bhash_test "$lab/bhash-fixed"
 boot_first fixed bind_model_test "$model_fixed"
 boot_first fixed bind_fastreuse "$fr_fixed"
@@ -752,10 +760,10 @@ check tw_reuse.no_delay_sysctl "$tw_oks ok ($tw_skips skip: no tcp_tw_reuse_dela
 # --- 7. A kernel booted with ipv6.disable=1: IPv6 cases SKIP, none fail ------
 v6_skips=$(case_lines "$nov6/output.log" | grep -c '^ok .*# SKIP IPv6 not available')
 v6_fails=$(case_lines "$nov6/output.log" | grep -c '^not ok')
-v6_progs="$(runner_result "$nov6/output.log" tw_reuse_loopback),$(runner_result "$nov6/output.log" bind_bhash_test),$(runner_result "$nov6/output.log" bind_fastreuse)"
+v6_progs="$(runner_result "$nov6/output.log" tw_reuse_loopback),$(runner_result "$nov6/output.log" bind_bhash_test),$(runner_result "$nov6/output.log" bind_fastreuse),$(runner_result "$nov6/output.log" tcp_tw_reuse)"
 check ipv6_disabled.skips "$v6_skips SKIP with the reason, $v6_fails fail, programs $v6_progs, $(elapsed "$nov6") s" \
 	"$nov6/output.log" \
-	test "$v6_fails" = 0 -a "$v6_skips" -gt 100 -a "$v6_progs" = ok,ok,ok
+	test "$v6_fails" = 0 -a "$v6_skips" -gt 100 -a "$v6_progs" = ok,ok,ok,ok
 
 # --- 8. the runner's timeout comes from settings and fails a program --------
 # runner.sh says which timeout it applies; "overriding" would mean an -o or
@@ -894,7 +902,8 @@ check known_bugs.named_on_fixed "$said" "$model_fixed/output.log" bugs_as has "$
 # are the reference, case by case, directives included.
 as_fixed=$(LC_ALL=C join -a 1 -a 2 -e missing -o 0,1.2,2.2 \
 	<(prog_verdicts "$bf_log" | grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) \
-	<(prog_verdicts "$lab/bhash-fixed/output.log" "$fr_fixed/output.log" "$tw_fixed/output.log" "$model_fixed/output.log" |
+	<(prog_verdicts "$lab/bhash-fixed/output.log" "$fr_fixed/output.log" "$tw_fixed/output.log" "$twr_fixed/output.log" \
+	  "$model_fixed/output.log" |
 	  grep -v '/known_bug\.[a-z0-9_]*\.kernel ' | LC_ALL=C sort) | awk '$2 != $3')
 n_same=$(prog_verdicts "$bf_log" | grep -vc '/known_bug\.[a-z0-9_]*\.kernel ')
 check bugfix.collection_as_fixed "$n_same cases compared${as_fixed:+, differ (case bugfix fixed): $(head -n 3 <<< "$as_fixed" | paste -sd ';')}" \

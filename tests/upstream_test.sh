@@ -4,15 +4,16 @@
 # The patches of scripts/upstream.sh as netdev's maintainers take them:
 # the committed ones are what the script writes now (not stale), each
 # passes checkpatch.pl --strict of the 6.12 tree with no message, the
-# selftest is at most 200 lines, and the script refuses to sign without
-# a git identity. With the kernel lab's tree (tests/kernel_lab_test.sh
-# makes it; BINDLAB_KERNEL_LAB=0 leaves this part out), the net-next
-# patch goes onto the lab's stock 6.12 with git am, builds in-tree on its
-# own after make headers, is installed by kselftest's make install, and
-# runs as NIPA runs it, run_kselftest.sh -t net:bind_fastreuse, in the
-# lab's VMs: it fails on the stock kernel, passes on the fixed one, and
-# on stock with KSFT_MACHINE_SLOW=yes (standing in for netdev's slow
-# debug kernels) its over-limit cases are XFAIL, not FAIL.
+# selftests are at most 200 lines each, and the script refuses to sign
+# without a git identity. With the kernel lab's tree
+# (tests/kernel_lab_test.sh makes it; BINDLAB_KERNEL_LAB=0 leaves this
+# part out), each net-next patch goes onto the lab's stock 6.12 with git
+# am alone and both together, builds in-tree after make headers, is
+# installed by kselftest's make install, and runs as NIPA runs it,
+# run_kselftest.sh -t net:TEST, in the lab's VMs: bind_fastreuse fails on
+# the stock kernel, passes on the fixed one, and on stock with
+# KSFT_MACHINE_SLOW=yes (standing in for netdev's slow debug kernels)
+# its over-limit cases are XFAIL, not FAIL; tcp_tw_reuse passes on both.
 #
 # BINDLAB_UPSTREAM_PATCHES=DIR checks the patches in DIR (a copy of the
 # project's layout: DIR/upstream/..., DIR/kernel/...) instead of the
@@ -31,7 +32,7 @@ tarball=/usr/src/linux-source-6.12.tar.xz
 labtree=$BINDLAB_CACHE/lab/linux-6.12.git
 mini=$BINDLAB_CACHE/upstream/linux-6.12-min.git
 SEL=tools/testing/selftests
-TEST=bind_fastreuse
+TESTS=(bind_fastreuse tcp_tw_reuse)
 t0=$SECONDS
 
 # not_ok NAME DIAG...: tap_not_ok with every line of a DIAG a "# " line.
@@ -152,15 +153,20 @@ check_checkpatch()
 
 check_lines()
 {
-	local f=$src/upstream/net-next/0001-selftests-net-Add-$TEST.patch n
+	local t f n said='' bad=''
 
-	# The new file's hunk: "@@ -0,0 +1,N @@".
-	n=$(sed -n "\|^+++ b/$SEL/net/$TEST.c\$|,/^diff /s/^@@ -0,0 +1,\([0-9]*\) @@.*/\1/p" "$f" 2> /dev/null)
-	n=${n:-0}
-	if [ "$n" -ge 1 ] && [ "$n" -le 200 ]; then
-		tap_ok "upstream.test_lines # $TEST.c: $n lines (at most 200)"
+	for t in "${TESTS[@]}"; do
+		f=$src/upstream/net-next/0001-selftests-net-Add-$t.patch
+		# The new file's hunk: "@@ -0,0 +1,N @@".
+		n=$(sed -n "\|^+++ b/$SEL/net/$t.c\$|,/^diff /s/^@@ -0,0 +1,\([0-9]*\) @@.*/\1/p" "$f" 2> /dev/null)
+		n=${n:-0}
+		said+="${said:+, }$t.c: $n"
+		[ "$n" -ge 1 ] && [ "$n" -le 200 ] || bad=1
+	done
+	if [ -z "$bad" ]; then
+		tap_ok "upstream.test_lines # $said lines (at most 200 each)"
 	else
-		not_ok "upstream.test_lines # $TEST.c: $n lines in the patch, want 1 to 200"
+		not_ok "upstream.test_lines # $said lines in the patches, want 1 to 200 each"
 	fi
 }
 
@@ -209,44 +215,57 @@ lab_image()
 		grep -q 'cached image of' "$tmp/image-$1.err" && [ -f "$img" ]
 }
 
+# Each patch alone on stock, then all of them: no patch needs another.
 check_am()
 {
-	if git -C "$tmp/linux" checkout -q -b upstream stock &&
+	local p
+
+	for p in "$src"/upstream/net-next/*.patch; do
+		if ! git -C "$tmp/linux" checkout -q -B upstream stock ||
+		   ! git -C "$tmp/linux" -c user.name=upstream_test -c user.email=upstream_test@invalid \
+			am -q "$p" > "$tmp/am.log" 2>&1; then
+			break
+		fi
+		p=
+	done
+	if [ -z "$p" ] && git -C "$tmp/linux" checkout -q -B upstream stock &&
 	   git -C "$tmp/linux" -c user.name=upstream_test -c user.email=upstream_test@invalid \
 		am -q "$src"/upstream/net-next/*.patch > "$tmp/am.log" 2>&1; then
-		tap_ok "upstream.git_am # upstream/net-next on the lab's stock 6.12"
+		tap_ok "upstream.git_am # upstream/net-next on the lab's stock 6.12, each alone and all"
 		return 0
 	fi
-	not_ok "upstream.git_am" "$(head -n 5 "$tmp/am.log")"
+	not_ok "upstream.git_am${p:+ # ${p##*/} alone}" "$(head -n 5 "$tmp/am.log")"
 	return 1
 }
 
-# make headers, then the one program in-tree; the patch's Makefile line
-# lists it, its .gitignore line ignores it; kselftest's make install of
-# net narrowed to it (net's other programs need libraries and clang).
+# make headers, then the programs in-tree; the patches' Makefile lines
+# list them, their .gitignore lines ignore them; kselftest's make install
+# of net narrowed to them (net's other programs need libraries and clang).
 check_build()
 {
-	local s=$tmp/linux/$SEL bad=''
+	local s=$tmp/linux/$SEL bad='' t
 
 	rm -rf "$tmp/inst"
 	if ! (bl_nice make -C "$tmp/linux" headers &&
-	      bl_nice make -C "$s/net" "$TEST" &&
-	      bl_nice make -C "$s" TARGETS=net INSTALL_DEP_TARGETS= TEST_GEN_PROGS="$TEST" \
+	      bl_nice make -C "$s/net" "${TESTS[@]}" &&
+	      bl_nice make -C "$s" TARGETS=net INSTALL_DEP_TARGETS= TEST_GEN_PROGS="${TESTS[*]}" \
 		TEST_GEN_FILES= TEST_PROGS= TEST_PROGS_EXTENDED= TEST_INCLUDES= YNL_GEN_FILES= \
 		INSTALL_PATH="$tmp/inst" install) > "$tmp/build.log" 2>&1; then
 		not_ok "upstream.build" "$(grep -m 5 -iE 'error|stop' "$tmp/build.log")"
 		return 1
 	fi
 	grep -q 'warning:' "$tmp/build.log" && bad+=" compiler warnings: $(grep -m 3 'warning:' "$tmp/build.log")"
-	# shellcheck disable=SC2016 # $(TEST_GEN_PROGS) is make's
-	make -s -C "$s/net" --no-print-directory --eval 'upstream-progs: ; @echo $(TEST_GEN_PROGS)' \
-		upstream-progs 2> /dev/null | tr ' ' '\n' | grep -q "/$TEST\$" ||
-		bad+=" not in net's TEST_GEN_PROGS;"
-	git -C "$tmp/linux" check-ignore -q "$SEL/net/$TEST" || bad+=" not ignored by git;"
-	[ -x "$tmp/inst/net/$TEST" ] && grep -qx "net:$TEST" "$tmp/inst/kselftest-list.txt" ||
-		bad+=" not installed in kselftest-list.txt;"
+	for t in "${TESTS[@]}"; do
+		# shellcheck disable=SC2016 # $(TEST_GEN_PROGS) is make's
+		make -s -C "$s/net" --no-print-directory --eval 'upstream-progs: ; @echo $(TEST_GEN_PROGS)' \
+			upstream-progs 2> /dev/null | tr ' ' '\n' | grep -q "/$t\$" ||
+			bad+=" $t not in net's TEST_GEN_PROGS;"
+		git -C "$tmp/linux" check-ignore -q "$SEL/net/$t" || bad+=" $t not ignored by git;"
+		[ -x "$tmp/inst/net/$t" ] && grep -qx "net:$t" "$tmp/inst/kselftest-list.txt" ||
+			bad+=" $t not installed in kselftest-list.txt;"
+	done
 	if [ -z "$bad" ]; then
-		tap_ok "upstream.build # make headers, make -C $SEL/net $TEST, make install: no warning"
+		tap_ok "upstream.build # make headers, make -C $SEL/net ${TESTS[*]}, make install: no warning"
 		return 0
 	fi
 	not_ok "upstream.build" "$bad"
@@ -255,7 +274,7 @@ check_build()
 
 # The VM's collection: the install above, and the project's collection
 # beside it at net/bindlab (vm.sh wants its programs there; the runner's
-# list has only net:bind_fastreuse).
+# list has only the net-next tests).
 vm_collection()
 {
 	local coll
@@ -264,7 +283,13 @@ vm_collection()
 		cp -a "$coll/net/bindlab" "$tmp/inst/net/"
 }
 
-# The guest runs the test once per mode, a marker line before each.
+# The test of a mode: tw is tcp_tw_reuse's, plain and slow bind_fastreuse's.
+mode_test()
+{
+	if [ "$1" = tw ]; then echo tcp_tw_reuse; else echo bind_fastreuse; fi
+}
+
+# The guest runs each mode's test in turn, a marker line before each.
 guest_cmd()
 {
 	local m
@@ -272,9 +297,9 @@ guest_cmd()
 	for m in "$@"; do
 		echo "echo 'upstream-mode: $m'"
 		if [ "$m" = slow ]; then
-			echo "KSFT_MACHINE_SLOW=yes run_kselftest.sh -t net:$TEST"
+			echo "KSFT_MACHINE_SLOW=yes run_kselftest.sh -t net:$(mode_test "$m")"
 		else
-			echo "run_kselftest.sh -t net:$TEST"
+			echo "run_kselftest.sh -t net:$(mode_test "$m")"
 		fi
 	done
 }
@@ -282,7 +307,7 @@ guest_cmd()
 # counts DIR MODE: "RUNNER NOT_OK XFAIL OK MAXGROWTH" of that mode's run.
 counts()
 {
-	awk -v m="$2" -v t="$TEST" '
+	awk -v m="$2" -v t="$(mode_test "$2")" '
 		/^upstream-mode: / { on = ($2 == m); next }
 		!on { next }
 		$0 ~ "^ok 1 selftests: net: " t "$" { r = "ok" }
@@ -348,15 +373,15 @@ check_lab()
 		images[$k]=$img
 	done
 	check_am || return
-	step "make headers and $TEST"
+	step "make headers and ${TESTS[*]}"
 	check_build || return
 	if ! vm_collection; then
 		not_ok "upstream.lab # the project's collection for vm.sh" "$(tail -n 3 "$tmp/coll.err")"
 		return
 	fi
 	step "VMs: stock (plain, slow), fixed"
-	check_vm stock plain slow
-	check_vm fixed plain
+	check_vm stock plain slow tw
+	check_vm fixed plain tw
 }
 
 echo "TAP version 13"
