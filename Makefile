@@ -81,7 +81,7 @@ $(LIBBINDLAB): $(LIBOBJS)
 	$(call msg,AR,,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(filter-out $(NETDEV_PROGS:%=\%/%),$(TEST_GEN_PROGS)): $(LIBBINDLAB)
+$(filter-out $(addprefix %/,$(NETDEV_PROGS)),$(TEST_GEN_PROGS)): $(LIBBINDLAB)
 $(NETDEV_PROGS:%=$(OUTPUT)/%): LDLIBS :=
 # Rows leave their trailing fields zero, as net/'s Makefile (no -Wextra) allows.
 $(OUTPUT)/tcp_tw_reuse: CFLAGS += -Wno-missing-field-initializers

@@ -403,6 +403,54 @@ TEST_F(bind_bhash2, crowded_port)
 }
 
 /*
+ * ---- bind_hash_chain: a port's owners never block another port ----
+ *
+ * The bind hash keeps ports P and P + k * bhash_size in one chain
+ * (inet_bhashfn()); bind() must find the bucket of its own port there
+ * (inet_bind_bucket_match()), not the first of the chain. bhash_size is
+ * a power of two that the kernel sizes from memory at boot, so the row
+ * tries P + 2^j for each j: from the table's size up, those share P's
+ * chain. P's owner takes the address without SO_REUSEADDR, so that a
+ * bind() given P's bucket would fail with EADDRINUSE.
+ */
+#define CHAIN_PORT	10000
+
+FIXTURE(bind_hash_chain) {};
+
+FIXTURE_VARIANT(bind_hash_chain)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(bind_hash_chain, v4) { .addr = V4_LO };
+FIXTURE_VARIANT_ADD(bind_hash_chain, v6) { .addr = V6_LO };
+
+FIXTURE_SETUP(bind_hash_chain)
+{
+	struct sk_spec sk = { .addr = variant->addr };
+
+	rows_ready(_metadata, &sk, 1);
+}
+
+FIXTURE_TEARDOWN(bind_hash_chain)
+{
+}
+
+TEST_F(bind_hash_chain, apart)
+{
+	struct sk_spec sk = { .addr = variant->addr };
+	int port, err;
+
+	ASSERT_EQ(0, sk_bind(_metadata, sk_open(_metadata, &sk), &sk, CHAIN_PORT));
+	for (port = CHAIN_PORT + 1; port <= 65535; port = 2 * port - CHAIN_PORT) {
+		err = sk_bind(_metadata, sk_open(_metadata, &sk), &sk, port);
+		EXPECT_EQ(0, err)
+			TH_LOG("%s port %d held: bind() to port %d: %s, expected success",
+			       variant->addr, CHAIN_PORT, port, bl_errname(err));
+	}
+}
+
+/*
  * ---- bind_scope: an IPv6 address that needs its link ----
  *
  * __inet6_bind() takes a link-local address only with its link: the
