@@ -464,6 +464,18 @@ static const char *port_kind(uint16_t port)
 	return "auto";
 }
 
+/* The case id of the --json result; its owner part in owner. */
+static void format_case_id(const struct opts *o, char *id, size_t len,
+			   char owner[32])
+{
+	*owner = '\0';
+	if (o->owner)
+		snprintf(owner, 32, ".owner_%s", o->owner);
+	snprintf(id, len, "bind_bench.%s.%s.%s.%s.n%ld%s",
+		 o->mode, o->addrs, bl_family_name(o->spec.family),
+		 port_kind(o->spec.port), o->spec.n, owner);
+}
+
 struct summary {
 	double *totals_ms, *growths, *curve;	/* curve: rounds x buckets */
 	struct bl_stats total, growth, per_bind;
@@ -634,8 +646,9 @@ static int run_rounds(const struct opts *o, struct round_out **outs,
 /* Arguments and environment; *done when main should return the result. */
 static int setup(struct opts *o, int argc, char **argv, bool *done)
 {
+	char case_id[160], owner[32];
 	struct bl_why why = { "" };
-	int ret;
+	int ret, check;
 
 	*done = true;
 	ret = parse_args(o, argc, argv, &why);
@@ -653,7 +666,12 @@ static int setup(struct opts *o, int argc, char **argv, bool *done)
 		fprintf(stderr, "%s: %s\n", prog, why.msg);
 		return BL_EXIT_USAGE;
 	}
-	if (bl_check_args_only())
+	check = bl_check_args_only();
+	if (check == BL_CHECK_ID) {
+		format_case_id(o, case_id, sizeof(case_id), owner);
+		printf("%s\n", case_id);
+	}
+	if (check)
 		return BL_EXIT_PASS;
 	ret = check_env(o, &why);
 	if (ret)
@@ -676,14 +694,10 @@ static void print_header(const struct opts *o)
 static int report(const struct opts *o, struct round_out **outs)
 {
 	struct summary sum = {};
-	char case_id[160], owner[32] = "";
+	char case_id[160], owner[32];
 	int ret = BL_EXIT_PASS;
 
-	if (o->owner)
-		snprintf(owner, sizeof(owner), ".owner_%s", o->owner);
-	snprintf(case_id, sizeof(case_id), "bind_bench.%s.%s.%s.%s.n%ld%s",
-		 o->mode, o->addrs, bl_family_name(o->spec.family),
-		 port_kind(o->spec.port), o->spec.n, owner);
+	format_case_id(o, case_id, sizeof(case_id), owner);
 	if (summarize(o, outs, &sum)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return BL_EXIT_USAGE;

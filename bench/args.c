@@ -194,19 +194,22 @@ bool bl_case_id_valid(const char *id)
 }
 
 /*
- * BINDLAB_CHECK_ARGS=1: check the command line, run nothing. Unset, empty
- * or 0: run. Anything else is a mistake that must not turn into a real
- * run (bisect relies on the check): one line, exit 2.
+ * BINDLAB_CHECK_ARGS=1: check the command line, run nothing; "id": the
+ * same, and the program prints the case id its result will carry. Unset,
+ * empty or 0: run. Anything else is a mistake that must not turn into a
+ * real run (bisect relies on the check): one line, exit 2.
  */
-bool bl_check_args_only(void)
+int bl_check_args_only(void)
 {
 	const char *s = getenv("BINDLAB_CHECK_ARGS");
 
 	if (!s || !*s || !strcmp(s, "0"))
-		return false;
+		return BL_CHECK_RUN;
 	if (!strcmp(s, "1"))
-		return true;
-	fprintf(stderr, "%s: BINDLAB_CHECK_ARGS '%s' is neither 0 nor 1\n",
+		return BL_CHECK_ONLY;
+	if (!strcmp(s, "id"))
+		return BL_CHECK_ID;
+	fprintf(stderr, "%s: BINDLAB_CHECK_ARGS '%s' is none of 0, 1 and id\n",
 		program_invocation_short_name, bl_printable(s));
 	exit(BL_EXIT_USAGE);
 }

@@ -528,21 +528,30 @@ static json_t *round_json(const struct churn_opts *o, long round,
 							 run->done));
 }
 
-static json_t *churn_case(const struct churn_opts *o, int reuse,
-			  struct churn_out **outs, const struct churn_sum *s)
+/* The case id of one tcp_tw_reuse value's result. */
+static void churn_id(const struct churn_opts *o, int reuse, char *id,
+		     size_t len)
 {
-	char id[160], range[32] = "", delay[32] = "";
-	json_t *root, *rounds = json_array(), *fail;
-	long r;
+	char range[32] = "", delay[32] = "";
 
 	if (o->lo)
 		snprintf(range, sizeof(range), ".range%ld-%ld", o->lo, o->hi);
 	if (o->delay_ms)
 		snprintf(delay, sizeof(delay), ".delay%ld", o->delay_ms);
-	snprintf(id, sizeof(id), "tw_churn.%s.%s.tw_reuse%d.n%ld%s%s%s",
+	snprintf(id, len, "tw_churn.%s.%s.tw_reuse%d.n%ld%s%s%s",
 		 bl_family_name(o->spec.family), o->spec.rst ? "rst" : "fin",
 		 reuse, o->spec.n, range, delay,
 		 o->spec.keep_going ? ".keep_going" : "");
+}
+
+static json_t *churn_case(const struct churn_opts *o, int reuse,
+			  struct churn_out **outs, const struct churn_sum *s)
+{
+	json_t *root, *rounds = json_array(), *fail;
+	char id[160];
+	long r;
+
+	churn_id(o, reuse, id, sizeof(id));
 	root = bl_result_new("tw_churn", id);
 	json_object_set_new(root, "params", churn_params(o, reuse));
 	for (r = 0; r < o->rounds; r++)
@@ -621,6 +630,8 @@ static int churn_start(struct churn_opts *o, int argc, char **argv)
 {
 	struct bl_why why = { "" };
 	int ret = churn_parse(o, argc, argv, &why);
+	int check, v;
+	char id[160];
 
 	if (ret > 0) {
 		churn_usage(stdout);
@@ -635,7 +646,12 @@ static int churn_start(struct churn_opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, why.msg);
 		return BL_EXIT_USAGE;
 	}
-	if (bl_check_args_only())
+	check = bl_check_args_only();
+	for (v = 0; check == BL_CHECK_ID && v < o->nreuse; v++) {
+		churn_id(o, o->reuse[v], id, sizeof(id));
+		printf("%s\n", id);
+	}
+	if (check)
 		return BL_EXIT_PASS;
 	if (o->json && !strcmp(o->json, "-"))
 		bl_stdout_machine();

@@ -34,9 +34,11 @@ bool bl_case_id_valid(const char *id);
 /*
  * BINDLAB_CHECK_ARGS=1: a program only validates its command line (exit 0
  * or 2) and runs nothing: bisect checks its case with the program's own
- * parser before it builds a kernel.
+ * parser before it builds a kernel. "id" also prints the case id of its
+ * result: bisect and ab refuse a result of another case by it.
  */
-bool bl_check_args_only(void);
+enum { BL_CHECK_RUN, BL_CHECK_ONLY, BL_CHECK_ID };
+int bl_check_args_only(void);
 /*
  * getopt_long() returned c (optstring starting with ":"): for ':' and
  * '?' the one-line usage error in why and -EINVAL, else 0.

@@ -6,7 +6,7 @@
  *   compare [OPTIONS] BEFORE AFTER | BEFORE... -- AFTER...
  *   curve RUN.json DIR                                 plot data per case
  *   samples RESULT.json [ROUND-FIELD]                  one case's samples
- *   median [--field F] [--at-most|--at-least L] RESULT.json...  and verdict
+ *   median [--case ID] [--field F] [--at-most|--at-least L] RESULT.json...
  *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
@@ -35,7 +35,7 @@ static void print_usage(FILE *f)
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
 		"       %s curve RUN.json DIR\n"
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
-		"       %s median [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
+		"       %s median [--case ID] [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
@@ -1365,13 +1365,16 @@ static int cmd_samples(int argc, char **argv)
 }
 
 /*
- * median [--field F] [--at-most|--at-least LIMIT] RESULT.json...: "MEDIAN
- * MIN MAX N" of the files' pooled samples (or each round's F), and with
- * a limit the verdict: exit 0 when the median is within it, 1 when not.
- * The lab's one place for these numbers (bisect's good or bad), in the
- * C locale whatever the caller's.
+ * median [--case ID] [--field F] [--at-most|--at-least LIMIT] RESULT.json...:
+ * "MEDIAN MIN MAX N" of the files' pooled samples (or each round's F), and
+ * with a limit the verdict: exit 0 when the median is within it, 1 when
+ * not. The lab's one place for these numbers (bisect's good or bad), in
+ * the C locale whatever the caller's. --case: the id the program said its
+ * result carries (BINDLAB_CHECK_ARGS=id); a file of another case is never
+ * judged as this one.
  */
 struct median_opts {
+	const char *want_case;
 	const char *field;
 	double limit;
 	int side;	/* -1 at most, 1 at least, 0 none */
@@ -1384,6 +1387,10 @@ static int median_option(void *ctx, int c, const char *arg,
 
 	if (c == 'f') {
 		o->field = arg;
+		return 0;
+	}
+	if (c == 'c') {
+		o->want_case = arg;
 		return 0;
 	}
 	if (o->side)
@@ -1400,6 +1407,10 @@ static int median_option(void *ctx, int c, const char *arg,
 static void median_pools(const struct median_opts *o, json_t *first,
 			 json_t *what, const char *path, const char *first_path)
 {
+	if (o->want_case && strcmp(bl_json_str(what, "case"), o->want_case))
+		die_usage("%s: case %s, not the %s asked for: another case's result",
+			  path, bl_json_str(what, "case"),
+			  bl_printable(o->want_case));
 	if (first && !json_equal(first, what))
 		die_usage("%s: case %s, %s in %s; %s holds %s, %s in %s: they do not pool",
 			  path, bl_json_str(what, "case"),
@@ -1417,6 +1428,7 @@ static void median_pools(const struct median_opts *o, json_t *first,
 static int cmd_median(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "case", required_argument, NULL, 'c' },
 		{ "field", required_argument, NULL, 'f' },
 		{ "at-most", required_argument, NULL, 'm' },
 		{ "at-least", required_argument, NULL, 'l' },

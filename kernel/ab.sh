@@ -39,7 +39,8 @@ OUT/LABEL/bootK/CASE.json  the programs' result files, one per case per boot
 OUT/LABEL/bootK.json       each boot's run file (bindlab_results merge, the
                            table's names): what ./run.sh compare reads
 OUT/runs/LABEL-bootK/      each VM's console.log, output.log, status
-exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage,
+exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage, or
+  a result file that is not its case's (another case, N or program),
   126 harness error, 128+N killed by signal N (builds and VMs gone too)
 EOF
 }
@@ -100,15 +101,16 @@ for l in "${label[@]}"; do
 done
 bl_cases_load || exit 2
 [ ${#cases[@]} -gt 0 ] || cases=("${BL_CASE_NAMES[@]}")
-declare -A seen=()
+declare -A seen=() case_id=()
 for c in "${cases[@]}"; do
 	bl_case_known "$c" || bl_usage_error "no case '$c' in the table (./run.sh cases)"
 	# Twice, it would run twice a boot and its merge refuse every boot.
 	[ -z "${seen[$c]+x}" ] || bl_usage_error "--case $c given twice"
 	seen[$c]=1
-	# The program's own parser: what ab accepts is what the guest runs.
-	why=$(bl_case_check_args "$c" "${sockets:-$(bl_case_field "$c" full_n)}" "$rounds") ||
-		bl_usage_error "case $c: $why"
+	# The program's own parser: what ab accepts is what the guest runs,
+	# and the case id its result must carry.
+	case_id[$c]=$(bl_case_check_args "$c" "${sockets:-$(bl_case_field "$c" full_n)}" "$rounds") ||
+		bl_usage_error "case $c: ${case_id[$c]}"
 done
 
 [ -f "$1" ] || [ -d "$1" ] || bl_usage_error "not a kernel image or tree: $1"
@@ -171,7 +173,9 @@ guest_script()
 
 # merge_boot RUN DEST: the boot's results as one run file with the
 # table's names, its program files kept next to it; a case without a
-# result is listed as failed and fails ab.
+# result is listed as failed and fails ab. A result file that is not the
+# case asked for (a stale or foreign file) is the harness's error: it is
+# never compared as this case.
 merge_boot()
 {
 	local run=$1 dest=$2 c rc=0 args=()
@@ -181,6 +185,8 @@ merge_boot()
 	args=("${BL_CASE_DECLS[@]}")
 	for c in "${cases[@]}"; do
 		if [ -f "$run/$c.json" ]; then
+			"$BL_REPO_DIR/bindlab_results" median --case "${case_id[$c]}" "$run/$c.json" > /dev/null ||
+				bl_die 2 "$run/$c.json: no result of case $c (${case_id[$c]}): its line above"
 			cp "$run/$c.json" "$dest/$c.json"
 			args+=(--result "$c=$dest/$c.json")
 		else

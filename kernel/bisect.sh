@@ -64,7 +64,8 @@ exit (git bisect run's convention):
        the cache not writable or another user's, qemu missing, both boots
        dying before the command started (vm.sh exit 123), a VM error, a
        case that left no result, a kselftest run with no plan or a plan of
-       0, an internal error; also when this script is killed (128+N)
+       0, a result file of another case than --case -n, an internal error;
+       also when this script is killed (128+N)
 example, with custom terms:
   git bisect start --term-old fast --term-new slow
   git bisect fast v6.12; git bisect slow HEAD
@@ -75,6 +76,7 @@ EOF
 
 tree=.
 bcase=
+case_id=
 threshold=
 size=
 rounds=3
@@ -131,9 +133,10 @@ check_case()
 	bl_case_known "$bcase" || bl_usage_error "no case '$bcase' in the table (./run.sh cases)"
 	[ -n "$size" ] || size=$(bl_case_field "$bcase" full_n)
 	bl_want_uint --size "$size" 1
-	# The program's own parser: what bisect accepts is what the guest runs.
-	why=$(bl_case_check_args "$bcase" "$size" "$rounds") ||
-		bl_usage_error "--case $bcase: $why"
+	# The program's own parser: what bisect accepts is what the guest runs,
+	# and the case id its result must carry.
+	case_id=$(bl_case_check_args "$bcase" "$size" "$rounds") ||
+		bl_usage_error "--case $bcase: $case_id"
 	[ -n "$threshold" ] ||
 		bl_usage_error "--case needs --threshold (in $(bl_case_field "$bcase" unit))"
 	[[ $threshold =~ ^[0-9]+(\.[0-9]+)?$ ]] || bl_usage_error "--threshold wants a number"
@@ -334,13 +337,15 @@ judge_case()
 	side=">=" limit=--at-least
 	[ "$(bl_case_field "$bcase" better)" = higher ] || side="<=" limit=--at-most
 	# The numbers and the verdict come from bindlab_results, which reads
-	# and validates the result file, in the C locale.
-	stats=$("$BL_REPO_DIR/bindlab_results" median "$limit" "$threshold" "$run/result.json") || rc=$?
-	# The program said it ran: a missing result is the harness's fault.
+	# and validates the result file, in the C locale; a result of another
+	# case (a stale or foreign file) is refused, never judged as this one.
+	stats=$("$BL_REPO_DIR/bindlab_results" median --case "$case_id" "$limit" "$threshold" \
+		"$run/result.json") || rc=$?
+	# The program said it ran: a missing or foreign result is the harness's fault.
 	case $rc in
 	0) ;;
 	1) verdict=bad ;;
-	*) bl_log "$commit: no result of $bcase to judge: abort"; exit 128 ;;
+	*) bl_log "$commit: no result of $bcase ($case_id) to judge: abort"; exit 128 ;;
 	esac
 	read -r median min max n <<< "$stats"
 	unit=$(bl_case_field "$bcase" unit)

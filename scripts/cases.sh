@@ -170,19 +170,22 @@ bl_case_decls()
 }
 
 # bl_case_check_args NAME N ROUNDS: the case's program checks its own
-# command line (BINDLAB_CHECK_ARGS=1 runs nothing), so that what a
-# caller accepts is what it will run; on a refusal, the program's
+# command line (BINDLAB_CHECK_ARGS=id runs nothing), so that what a
+# caller accepts is what it will run; on success, the case id its result
+# will carry on stdout (a result of another case is no result of this
+# one: bindlab_results median --case); on a refusal, the program's
 # one-line error on stdout and 1.
 bl_case_check_args()
 {
-	local why dir
+	local out dir
 
 	dir=${BL_CASE_BINDIR:-$(dirname "$BL_CASES_FILE")}
 	bl_case_argv "$1" "$2" "$3" check.json 2>&1 || return
 	[ -x "$dir/${BL_CASE_ARGV[0]}" ] ||
 		{ echo "$dir/${BL_CASE_ARGV[0]} is not built (make -C $dir)"; return 1; }
-	why=$(BINDLAB_CHECK_ARGS=1 "$dir/${BL_CASE_ARGV[0]}" "${BL_CASE_ARGV[@]:1}" 2>&1 > /dev/null) &&
-		return 0
-	printf '%s\n' "$why" | head -n 1
+	# The id comes only once the line is accepted: the error, or the id.
+	out=$(BINDLAB_CHECK_ARGS=id "$dir/${BL_CASE_ARGV[0]}" "${BL_CASE_ARGV[@]:1}" 2>&1) &&
+		[ -n "$out" ] && { printf '%s\n' "$out"; return 0; }
+	printf '%s\n' "${out:-${BL_CASE_ARGV[0]} named no case id}" | head -n 1
 	return 1
 }

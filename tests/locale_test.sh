@@ -10,7 +10,8 @@
 # LC_NUMERIC alone; each output and exit must be C's. The locales are
 # made with localedef into this test's own directory (LOCPATH), so the
 # host's locale archive is untouched; SKIP when they cannot be made.
-# bisect and ab run on the fakes of tests/lab_fakes.sh. TAP.
+# bisect and ab run on the fakes of tests/lab_fakes.sh; ab also on a
+# result of another case, which it must refuse (exit 2). TAP.
 
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,12 +37,17 @@ if [ "$(LC_ALL=de_DE.UTF-8 locale decimal_point 2> /dev/null)" != , ] ||
 fi
 
 # The inputs. A case result of median 4.7 ms; the two sides of ab and of
-# compare, 4.6..4.8 ms against 9.1..9.5 ms.
+# compare, 4.6..4.8 ms against 9.1..9.5 ms. Each carries the case id its
+# program gives the command bisect and ab run (-n 50; or ID): they refuse
+# a result of another case.
 result() {
-	python3 - "$here/tests/lava/bind_bench-result.json" "$1" "$2" <<'PY'
+	local id=${3:-$(BINDLAB_CHECK_ARGS=id "$here/bind_bench" reuseaddr same 50)}
+
+	python3 - "$here/tests/lava/bind_bench-result.json" "$1" "$2" "$id" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = [float(x) for x in sys.argv[3].split(",")]
+r["case"] = sys.argv[4]
 r["metric"]["samples"] = s
 for rd, v in zip(r["rounds"], s):
     rd["total_ns"] = int(v * 1e6)
@@ -49,9 +55,10 @@ json.dump(r, open(sys.argv[2], "w"))
 PY
 }
 c=bind_fastreuse.v4_reuseaddr_same.total_ms
-mkdir -p "$FAKE/a" "$FAKE/b"
+mkdir -p "$FAKE/a" "$FAKE/b" "$FAKE/foreign"
 result "$FAKE/a/$c.json" 4.6,4.7,4.8
 result "$FAKE/b/$c.json" 9.1,9.5,9.3
+result "$FAKE/foreign/$c.json" 4.6,4.7,4.8 "$(BINDLAB_CHECK_ARGS=id "$here/bind_bench" reuseport same 50)"
 craft "$FAKE/before.json" 0.1.0 2 "$c:total_ms:lower:4000:4.61,4.72,4.68,4.70,4.66"
 craft "$FAKE/after.json" 0.1.0 2 "$c:total_ms:lower:4000:9.13,9.52,9.31,9.40,9.27"
 fake_tree "$FAKE/tree"
@@ -119,6 +126,18 @@ for tool in ab mutate cases compare; do
 		tap_not_ok "locale.C: $tool ran" "$(grep "^$tool exit" "$FAKE/C.out")"
 	fi
 done
+# A boot whose result file is another case's (reuseport for reuseaddr):
+# the harness's error (2), never a comparison of that case.
+rc=0
+LC_ALL=C PATH="$FAKE/bin:$PATH" BINDLAB_CACHE="$FAKE/foreign-cache" FAKE_QEMU="case:$FAKE/foreign" \
+	timeout 120 "$here/kernel/ab.sh" -a tcg -C "$FAKE/coll" -B 1 -r 3 -n 50 -c "$c" \
+	-o "$FAKE/foreign-ab" "$FAKE/bzImage" "$FAKE/bzImage" > "$FAKE/foreign-ab.out" 2>&1 || rc=$?
+if [ "$rc" = 2 ] && grep -q 'reuseport\.same\.v4\.port\.n50, not the bind_bench\.reuseaddr' "$FAKE/foreign-ab.out"; then
+	tap_ok "locale.C: ab refuses a result of another case (exit 2)"
+else
+	tap_not_ok "locale.C: ab refuses a result of another case (exit $rc, want 2)" \
+		"$(tail -n 3 "$FAKE/foreign-ab.out")"
+fi
 for loc in LC_ALL=de_DE.UTF-8 LC_ALL=tr_TR.UTF-8 "LANG=C LC_NUMERIC=de_DE.UTF-8"; do
 	name=${loc##* }
 	name=${name/=/_}
