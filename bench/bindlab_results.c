@@ -435,18 +435,40 @@ static json_t *declared_result(char *arg, json_t *inputs)
 }
 
 /*
+ * A run file's stored xfail was that merge's judgement (its declarations,
+ * or a program's own XFAIL: the file cannot tell them apart). Here it is
+ * an expected failure only when this merge declares it, as store_verdict()
+ * does for a case; else it is the failure it was, never hidden by a mark
+ * nobody asserted again.
+ */
+static void rejudge_tests(json_t *tests)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t)
+		if (!strcmp(bl_json_str(t, "result"), "xfail") &&
+		    !bl_known_regression(bl_json_str(t, "test")))
+			json_object_set_new(t, "result", json_string("fail"));
+}
+
+/*
  * A positional RESULT.json: its cases pool with the same ids. A run
- * file's test results come along: a merge keeps every result that bears
- * on the verdict.
+ * file's test results come along, judged again (rejudge_tests()): a
+ * merge keeps every result that bears on the verdict.
  */
 static void plain_result(const char *path, json_t *cases, json_t *tests,
 			 json_t *inputs)
 {
-	json_t *in = load_or_die(path), *c = bl_run_cases(in);
+	json_t *in = load_or_die(path), *c = bl_run_cases(in), *more;
 
 	no_copy(inputs, copy_key(in, c), path);
 	add_cases(cases, c);
-	json_array_extend(tests, json_object_get(in, "tests"));
+	/* A copy: the key no_copy() keeps holds the file's tests as read. */
+	more = json_deep_copy(json_object_get(in, "tests"));
+	rejudge_tests(more);
+	json_array_extend(tests, more);
+	json_decref(more);
 	json_decref(c);
 	json_decref(in);
 }

@@ -201,6 +201,13 @@ merge_checks() {
 	env BINDLAB_XFAIL='bind_fastreuse.*_reuseaddr_*.*' "$res" merge "$m" --ktap "p=$corpus/fail_figures.ktap" 2>/dev/null
 	check "merge.declared_failure_is_a_known_regression" 0 "$res" summary "$m"
 	grep_ok "merge.known_regression_with_figures" '^  known regression +p\.bind_fastreuse\.v4_reuseaddr_same\.growth: .*growth 14\.3 > 3\.0'
+	# Merged again (a run file as an operand), a stored xfail is only what
+	# this merge declares: without the declaration, the failure it was.
+	env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE "$res" merge "$tmp/re.json" "$m" 2>/dev/null
+	check "merge.stored_xfail_undeclared_fails" 1 "$res" summary "$tmp/re.json"
+	grep_ok "merge.stored_xfail_is_its_failure" '^  FAIL +p\.bind_fastreuse\.v4_reuseaddr_same\.growth: .*growth 14\.3 > 3\.0'
+	env BINDLAB_XFAIL='bind_fastreuse.*_reuseaddr_*.*' "$res" merge "$tmp/re.json" "$m" 2>/dev/null
+	check "merge.stored_xfail_declared_again" 0 "$res" summary "$tmp/re.json"
 	env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE "$res" merge "$m" --ktap "p=$corpus/fail_figures.ktap" 2>/dev/null
 	check "merge.undeclared_failure_fails" 1 "$res" summary "$m"
 	# 100001 passing results, past the reader's limit: an error of the
