@@ -258,7 +258,7 @@ struct bl_ktap_case {
 	char *name;		/* as the file has it: escape it to show it */
 	char *reason;		/* the directive's, else the last diagnostic */
 	enum bl_ktap_result result;
-	bool declared;		/* a BINDLAB_XFAIL declaration matched it */
+	bool declared;		/* a BINDLAB_XFAIL declaration made its result */
 	long line;
 };
 

@@ -125,7 +125,7 @@ static json_t *test_entry(const char *program, const char *test,
 static json_t *parse_ktap(const char *program, const char *path)
 {
 	struct bl_why why = { "" };
-	json_t *tests = json_array();
+	json_t *tests = json_array(), *t;
 	const struct bl_ktap_case *c;
 	char prog[256], reason[512];
 	struct bl_ktap k;
@@ -140,8 +140,11 @@ static json_t *parse_ktap(const char *program, const char *path)
 		if (c->program)
 			snprintf(prog + strlen(prog), sizeof(prog) - strlen(prog),
 				 "%s", c->program);
-		json_array_append_new(tests, test_entry(prog, c->name,
-			bl_ktap_result_name(c->result), c->reason));
+		t = test_entry(prog, c->name, bl_ktap_result_name(c->result), c->reason);
+		/* What a declaration made is judged again by a later merge. */
+		if (c->declared)
+			json_object_set_new(t, "declared", json_true());
+		json_array_append_new(tests, t);
 	}
 	if (!k.plan_ok) {
 		snprintf(reason, sizeof(reason), "%s: %s", path, k.broken);
@@ -435,21 +438,33 @@ static json_t *declared_result(char *arg, json_t *inputs)
 }
 
 /*
- * A run file's stored xfail was that merge's judgement (its declarations,
- * or a program's own XFAIL: the file cannot tell them apart). Here it is
- * an expected failure only when this merge declares it, as store_verdict()
- * does for a case; else it is the failure it was, never hidden by a mark
- * nobody asserted again.
+ * A run file merged again: a result that a declaration made (xfail from
+ * a failure, xpass from a pass; "declared") stands only when this merge
+ * declares the test too, else it is what the program said; an undeclared
+ * failure or pass that this merge declares becomes xfail or xpass, as a
+ * KTAP read now would (bl_ktap_apply_xfail()). A program's own XFAIL is
+ * the program's, kept.
  */
 static void rejudge_tests(json_t *tests)
 {
+	bool was = false, now;
+	const char *r;
 	json_t *t;
 	size_t i;
 
-	json_array_foreach(tests, i, t)
-		if (!strcmp(bl_json_str(t, "result"), "xfail") &&
-		    !bl_known_regression(bl_json_str(t, "test")))
-			json_object_set_new(t, "result", json_string("fail"));
+	json_array_foreach(tests, i, t) {
+		r = bl_json_str(t, "result");
+		was = json_is_true(json_object_get(t, "declared"));
+		now = bl_known_regression(bl_json_str(t, "test"));
+		if (was && !now)
+			r = !strcmp(r, "xfail") ? "fail" : !strcmp(r, "xpass") ? "pass" : r;
+		else if (!was && now)
+			r = !strcmp(r, "fail") ? "xfail" : !strcmp(r, "pass") ? "xpass" : r;
+		else
+			continue;
+		json_object_set_new(t, "result", json_string(r));
+		json_object_set_new(t, "declared", json_boolean(!was));
+	}
 }
 
 /*

@@ -687,10 +687,11 @@ void bl_ktap_apply_xfail(struct bl_ktap *k)
 		c = &k->cases[i];
 		if (!bl_known_regression(c->name))
 			continue;
-		c->declared = true;
 		if (c->result == BL_KTAP_FAIL) {
+			c->declared = true;
 			c->result = BL_KTAP_XFAIL;
 		} else if (c->result == BL_KTAP_PASS) {
+			c->declared = true;
 			why = strdup("passed, but declared a known regression (BINDLAB_XFAIL): drop the declaration for this kernel");
 			if (why) {
 				free(c->reason);

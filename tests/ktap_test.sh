@@ -208,6 +208,14 @@ merge_checks() {
 	grep_ok "merge.stored_xfail_is_its_failure" '^  FAIL +p\.bind_fastreuse\.v4_reuseaddr_same\.growth: .*growth 14\.3 > 3\.0'
 	env BINDLAB_XFAIL='bind_fastreuse.*_reuseaddr_*.*' "$res" merge "$tmp/re.json" "$m" 2>/dev/null
 	check "merge.stored_xfail_declared_again" 0 "$res" summary "$tmp/re.json"
+	# Undeclared then, declared at the re-merge: the failure is known now.
+	env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE "$res" merge "$tmp/un.json" --ktap "p=$corpus/fail_figures.ktap" 2>/dev/null
+	env BINDLAB_XFAIL='bind_fastreuse.*_reuseaddr_*.*' "$res" merge "$tmp/re.json" "$tmp/un.json" 2>/dev/null
+	check "merge.stored_failure_declared_now" 0 "$res" summary "$tmp/re.json"
+	# A program's own XFAIL is the program's: kept undeclared.
+	"$res" merge "$tmp/own.json" --ktap "p=$corpus/directives.ktap" 2>/dev/null
+	"$res" merge "$tmp/re.json" "$tmp/own.json" 2>/dev/null
+	check "merge.own_xfail_kept" 0 test "$(grep -c '"xfail"' "$tmp/own.json")" = "$(grep -c '"xfail"' "$tmp/re.json")" -a "$(grep -c '"xfail"' "$tmp/re.json")" -gt 0
 	env -u BINDLAB_XFAIL -u BINDLAB_XFAIL_FILE "$res" merge "$m" --ktap "p=$corpus/fail_figures.ktap" 2>/dev/null
 	check "merge.undeclared_failure_fails" 1 "$res" summary "$m"
 	# 100001 passing results, past the reader's limit: an error of the
