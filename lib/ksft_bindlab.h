@@ -80,10 +80,26 @@ static inline void bl_std_fds_hold(void)
 		close(fd);
 }
 
+/*
+ * The harness's exit status says nothing of its own output: with stdout
+ * on a full disk every result line is lost and it still exits 0. A KTAP
+ * lost is no verdict, pass least of all: an error (2), the reason on
+ * stderr. The tests' children leave by _exit(): only the harness gets here.
+ */
+static void bl_stdout_check(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "stdout: %s: the results are lost, no verdict\n",
+			strerror(errno ? errno : EIO));
+		_exit(BL_EXIT_USAGE);
+	}
+}
+
 static void __attribute__((constructor)) bl_fd_headroom_check(void)
 {
 	struct bl_why why = { "" };
 
+	atexit(bl_stdout_check);
 	bl_std_fds_hold();
 	if (bl_fd_reserve(BL_KSFT_FDS, &why))
 		ksft_exit_skip("%s\n", why.msg);

@@ -112,4 +112,13 @@ if [ $rc -eq 0 ] && ! grep -q 'signal' "$tmp/err"; then
 else
 	tap_not_ok "stdout closed: bind_model_test" "exit $rc" "$(grep -m 3 signal "$tmp/err")"
 fi
+# stdout on a full disk: the KTAP is lost, so no verdict (exit 2), never
+# the harness's 0.
+"$here/bind_model_test" -f model_rules >/dev/full 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q '^stdout: .*the results are lost' "$tmp/err"; then
+	tap_ok "stdout on /dev/full: bind_model_test exit 2 with the reason"
+else
+	tap_not_ok "stdout on /dev/full: bind_model_test" "exit $rc" "$(tail -n 2 "$tmp/err")"
+fi
 tap_done
