@@ -61,6 +61,11 @@ die_usage() {
 	exit 2
 }
 
+# scripts/args.sh's bl_once refuses by this name, as in kernel/lib.sh.
+bl_usage_error() {
+	die_usage "$@"
+}
+
 # A stdout that takes nothing (a full disk, a closed descriptor): what
 # was not delivered is no result and no verdict, the machine's error (2),
 # as the C programs' check_stdio() has it; never 1, a regression.
@@ -315,12 +320,14 @@ cmd_main() {
 		--full) full=1 ;;
 		--results)
 			[ -n "${2:-}" ] || die_usage "--results needs a directory"
+			bl_once --results
 			root=$2
 			shift
 			;;
 		--results=*)
 			root=${1#--results=}
 			[ -n "$root" ] || die_usage "--results needs a directory"
+			bl_once --results
 			;;
 		*) die_usage "unknown option '$1' (see ./run.sh --help)" ;;
 		esac
@@ -462,6 +469,7 @@ cmd_plot() {
 		case "$1" in
 		-o)
 			need_value "${2:-}" "-o needs a prefix"
+			bl_once -o
 			prefix=$2
 			shift
 			;;
@@ -517,6 +525,7 @@ cmd_import_lava() {
 		case $1 in
 		--names)
 			need_value "${2:-}" "--names needs FILE"
+			bl_once --names
 			names=$2
 			shift
 			;;

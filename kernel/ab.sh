@@ -62,17 +62,17 @@ bl_args "-n --size --sockets -r --rounds -B --boots -c --case --patch-a --patch-
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-n|--size|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
-	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
-	-B|--boots) bl_need_arg "$1" $# "${2-}"; boots=$2; shift ;;
+	-n|--size|--sockets) bl_need_arg "$1" $# "${2-}"; bl_once --size; sockets=$2; shift ;;
+	-r|--rounds) bl_need_arg "$1" $# "${2-}"; bl_once --rounds; rounds=$2; shift ;;
+	-B|--boots) bl_need_arg "$1" $# "${2-}"; bl_once --boots; boots=$2; shift ;;
 	-c|--case) bl_need_arg "$1" $# "${2-}"; cases+=("$2"); shift ;;
 	--patch-a) bl_need_arg "$1" $# "${2-}"; patch_a+=(--patch "$2"); shift ;;
 	--patch-b) bl_need_arg "$1" $# "${2-}"; patch_b+=(--patch "$2"); shift ;;
-	--names) bl_need_arg "$1" $# "${2-}"; names=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
-	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
+	--names) bl_need_arg "$1" $# "${2-}"; bl_once --names; names=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; vm_timeout=$2; shift ;;
+	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; accel=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;

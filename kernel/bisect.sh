@@ -92,16 +92,16 @@ bl_args "-t --tree -b --build-dir --case --threshold -n --size -r --rounds -T --
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-b|--build-dir) bl_need_arg "$1" $# "${2-}"; build_dir=$2; shift ;;
-	--case) bl_need_arg "$1" $# "${2-}"; bcase=$2; shift ;;
-	--threshold) bl_need_arg "$1" $# "${2-}"; threshold=$2; shift ;;
-	-n|--size) bl_need_arg "$1" $# "${2-}"; size=$2; shift ;;
-	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
-	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-b|--build-dir) bl_need_arg "$1" $# "${2-}"; bl_once --build-dir; build_dir=$2; shift ;;
+	--case) bl_need_arg "$1" $# "${2-}"; bl_once --case; bcase=$2; shift ;;
+	--threshold) bl_need_arg "$1" $# "${2-}"; bl_once --threshold; threshold=$2; shift ;;
+	-n|--size) bl_need_arg "$1" $# "${2-}"; bl_once --size; size=$2; shift ;;
+	-r|--rounds) bl_need_arg "$1" $# "${2-}"; bl_once --rounds; rounds=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; vm_timeout=$2; shift ;;
+	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; accel=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
 	--test) shift; test_cmd=("$@"); set --; break ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;

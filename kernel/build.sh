@@ -65,12 +65,12 @@ bl_args "-t --tree -s --source -p --patch -n --name -o --out -j --jobs" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-s|--source) bl_need_arg "$1" $# "${2-}"; source=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-s|--source) bl_need_arg "$1" $# "${2-}"; bl_once --source; source=$2; shift ;;
 	-p|--patch) bl_need_arg "$1" $# "${2-}"; patches+=("$2"); shift ;;
-	-n|--name) bl_need_arg "$1" $# "${2-}"; name=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-j|--jobs) bl_need_arg "$1" $# "${2-}"; jobs=$2; shift ;;
+	-n|--name) bl_need_arg "$1" $# "${2-}"; bl_once --name; name=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-j|--jobs) bl_need_arg "$1" $# "${2-}"; bl_once --jobs; jobs=$2; shift ;;
 	-d|--debug) fragments+=("$BL_KERNEL_DIR/config.debug") ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;

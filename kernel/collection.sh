@@ -43,9 +43,9 @@ bl_args "-t --tree -r --rev -j --jobs" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-r|--rev) bl_need_arg "$1" $# "${2-}"; rev=$2; shift ;;
-	-j|--jobs) bl_need_arg "$1" $# "${2-}"; jobs=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-r|--rev) bl_need_arg "$1" $# "${2-}"; bl_once --rev; rev=$2; shift ;;
+	-j|--jobs) bl_need_arg "$1" $# "${2-}"; bl_once --jobs; jobs=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

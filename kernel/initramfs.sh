@@ -45,11 +45,11 @@ bl_args "-c --collection -o --out -i --init -f --file -w --work" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-c|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; image=$2; shift ;;
-	-i|--init) bl_need_arg "$1" $# "${2-}"; init=$2; shift ;;
+	-c|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; collection=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; image=$2; shift ;;
+	-i|--init) bl_need_arg "$1" $# "${2-}"; bl_once --init; init=$2; shift ;;
 	-f|--file) bl_need_arg "$1" $# "${2-}"; files+=("$2"); shift ;;
-	-w|--work) bl_need_arg "$1" $# "${2-}"; work=$2; shift ;;
+	-w|--work) bl_need_arg "$1" $# "${2-}"; bl_once --work; work=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

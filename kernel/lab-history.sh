@@ -49,9 +49,9 @@ bl_args "-t --tree -s --source -p --patch" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-s|--source) bl_need_arg "$1" $# "${2-}"; source=$2; shift ;;
-	-p|--patch) bl_need_arg "$1" $# "${2-}"; fix=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-s|--source) bl_need_arg "$1" $# "${2-}"; bl_once --source; source=$2; shift ;;
+	-p|--patch) bl_need_arg "$1" $# "${2-}"; bl_once --patch; fix=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;

@@ -57,9 +57,9 @@ prepare=0
 wait_s=600
 while [ $# -gt 0 ]; do
 	case $1 in
-	-d|--devices) bl_need_arg "$1" $# "${2-}"; devices=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-W|--wait) bl_need_arg "$1" $# "${2-}"; wait_s=$2; shift ;;
+	-d|--devices) bl_need_arg "$1" $# "${2-}"; bl_once --devices; devices=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-W|--wait) bl_need_arg "$1" $# "${2-}"; bl_once --wait; wait_s=$2; shift ;;
 	--prepare) prepare=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;

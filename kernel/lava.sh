@@ -92,19 +92,19 @@ set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; kernels+=("$2"); shift ;;
-	-S|--server) bl_need_arg "$1" $# "${2-}"; server=$2; shift ;;
-	-I|--identity) bl_need_arg "$1" $# "${2-}"; identity=$2; shift ;;
-	-u|--user) bl_need_arg "$1" $# "${2-}"; user=$2; shift ;;
-	--token) bl_need_arg "$1" $# "${2-}"; token=$2; shift ;;
-	-a|--artifacts) bl_need_arg "$1" $# "${2-}"; artifacts=$2; shift ;;
-	--upload) bl_need_arg "$1" $# "${2-}"; upload=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-n|--sockets) bl_need_arg "$1" $# "${2-}"; sockets=$2; shift ;;
-	-r|--rounds) bl_need_arg "$1" $# "${2-}"; rounds=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; job_minutes=$2; shift ;;
-	-e|--env) bl_need_arg "$1" $# "${2-}"; test_env=$2; shift ;;
-	-s|--skipfile) bl_need_arg "$1" $# "${2-}"; [ -n "$2" ] || bl_usage_error "$1 needs a FILE"; skipfile=$2; shift ;;
-	-t|--test) bl_need_arg "$1" $# "${2-}"; test_name=$2; shift ;;
+	-S|--server) bl_need_arg "$1" $# "${2-}"; bl_once --server; server=$2; shift ;;
+	-I|--identity) bl_need_arg "$1" $# "${2-}"; bl_once --identity; identity=$2; shift ;;
+	-u|--user) bl_need_arg "$1" $# "${2-}"; bl_once --user; user=$2; shift ;;
+	--token) bl_need_arg "$1" $# "${2-}"; bl_once --token; token=$2; shift ;;
+	-a|--artifacts) bl_need_arg "$1" $# "${2-}"; bl_once --artifacts; artifacts=$2; shift ;;
+	--upload) bl_need_arg "$1" $# "${2-}"; bl_once --upload; upload=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-n|--sockets) bl_need_arg "$1" $# "${2-}"; bl_once --sockets; sockets=$2; shift ;;
+	-r|--rounds) bl_need_arg "$1" $# "${2-}"; bl_once --rounds; rounds=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; job_minutes=$2; shift ;;
+	-e|--env) bl_need_arg "$1" $# "${2-}"; bl_once --env; test_env=$2; shift ;;
+	-s|--skipfile) bl_need_arg "$1" $# "${2-}"; bl_once --skipfile; [ -n "$2" ] || bl_usage_error "$1 needs a FILE"; skipfile=$2; shift ;;
+	-t|--test) bl_need_arg "$1" $# "${2-}"; bl_once --test; test_name=$2; shift ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;

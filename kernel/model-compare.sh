@@ -47,15 +47,15 @@ bl_args "-k --kernel -t --tree -n --name -p --patch -d --depth -x --xfail -s --s
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-n|--name) bl_need_arg "$1" $# "${2-}"; name=$2; shift ;;
+	-k|--kernel) bl_need_arg "$1" $# "${2-}"; bl_once --kernel; kernel=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-n|--name) bl_need_arg "$1" $# "${2-}"; bl_once --name; name=$2; shift ;;
 	-p|--patch) bl_need_arg "$1" $# "${2-}"; patches+=(--patch "$2"); shift ;;
-	-d|--depth) bl_need_arg "$1" $# "${2-}"; depth=$2; shift ;;
-	-x|--xfail) bl_need_arg "$1" $# "${2-}"; xfail=$2; shift ;;
-	-s|--source) bl_need_arg "$1" $# "${2-}"; source=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; timeout=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
+	-d|--depth) bl_need_arg "$1" $# "${2-}"; bl_once --depth; depth=$2; shift ;;
+	-x|--xfail) bl_need_arg "$1" $# "${2-}"; bl_once --xfail; xfail=$2; shift ;;
+	-s|--source) bl_need_arg "$1" $# "${2-}"; bl_once --source; source=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; timeout=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

@@ -61,15 +61,15 @@ bl_args "-t --tree -o --out -r --results -m --mutant -n --max -b --budget -T --t
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|--tree) bl_need_arg "$1" $# "${2-}"; tree=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-r|--results) bl_need_arg "$1" $# "${2-}"; table=$2; shift ;;
+	-t|--tree) bl_need_arg "$1" $# "${2-}"; bl_once --tree; tree=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-r|--results) bl_need_arg "$1" $# "${2-}"; bl_once --results; table=$2; shift ;;
 	-m|--mutant) bl_need_arg "$1" $# "${2-}"; only+=("$2"); shift ;;
-	-n|--max) bl_need_arg "$1" $# "${2-}"; max=$2; shift ;;
-	-b|--budget) bl_need_arg "$1" $# "${2-}"; budget=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; timeout=$2; shift ;;
-	-a|--accel|-C|--collection)
-		bl_need_arg "$1" $# "${2-}"; vmopts+=("$1" "$2"); shift ;;
+	-n|--max) bl_need_arg "$1" $# "${2-}"; bl_once --max; max=$2; shift ;;
+	-b|--budget) bl_need_arg "$1" $# "${2-}"; bl_once --budget; budget=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; timeout=$2; shift ;;
+	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; vmopts+=("$1" "$2"); shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; vmopts+=("$1" "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

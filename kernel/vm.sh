@@ -80,14 +80,14 @@ bl_args "-k --kernel -c --script -o --out -C --collection -T --timeout -m --mem 
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-k|--kernel) bl_need_arg "$1" $# "${2-}"; kernel=$2; shift ;;
-	-c|--script) bl_need_arg "$1" $# "${2-}"; script=$2; shift ;;
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; collection=$2; shift ;;
-	-T|--timeout) bl_need_arg "$1" $# "${2-}"; vm_timeout=$2; shift ;;
-	-m|--mem) bl_need_arg "$1" $# "${2-}"; mem=$2; shift ;;
-	-a|--accel) bl_need_arg "$1" $# "${2-}"; accel=$2; shift ;;
-	-A|--append) bl_need_arg "$1" $# "${2-}"; append=$2; shift ;;
+	-k|--kernel) bl_need_arg "$1" $# "${2-}"; bl_once --kernel; kernel=$2; shift ;;
+	-c|--script) bl_need_arg "$1" $# "${2-}"; bl_once --script; script=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; collection=$2; shift ;;
+	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; vm_timeout=$2; shift ;;
+	-m|--mem) bl_need_arg "$1" $# "${2-}"; bl_once --mem; mem=$2; shift ;;
+	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; accel=$2; shift ;;
+	-A|--append) bl_need_arg "$1" $# "${2-}"; bl_once --append; append=$2; shift ;;
 	-I|--icount) icount=1 ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;

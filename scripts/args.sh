@@ -4,7 +4,8 @@
 # The shell scripts' one command-line order, GNU's: options before,
 # between or after the operands (./run.sh import-lava OUT LAVA --names F,
 # kernel/ab.sh A B -c CASE). Each script keeps its own loop over the
-# options; this only reorders the words for it. Sourced, never run.
+# options; this reorders the words for it, and bl_once refuses an option
+# of one value given twice. Sourced, never run.
 
 # bl_args VALUED REST ARG...: sets BL_ARGS to the options (with their
 # values), then "--", then the operands in their order. VALUED: the
@@ -60,4 +61,15 @@ bl_args() {
 	else
 		BL_ARGS=("${opts[@]}" -- "${operands[@]}")
 	fi
+}
+
+# bl_once NAME: the loop takes the single-value option NAME (its long
+# spelling, whichever one was typed) for the first time, else a usage
+# error: with the last one winning, "--case A --case B" would quietly
+# run B. Options that accumulate (ab's -c, mutate's -m) never call it.
+# bl_usage_error is the caller's (kernel/lib.sh, run.sh).
+declare -gA BL_ONCE=()
+bl_once() {
+	[ -z "${BL_ONCE[$1]+x}" ] || bl_usage_error "$1 given twice"
+	BL_ONCE[$1]=1
 }

@@ -54,8 +54,8 @@ bl_args "-o --out -s --source" "" "$@"
 set -- "${BL_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-o|--out) bl_need_arg "$1" $# "${2-}"; out=$2; shift ;;
-	-s|--source) bl_need_arg "$1" $# "${2-}"; tarball=$2; shift ;;
+	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
+	-s|--source) bl_need_arg "$1" $# "${2-}"; bl_once --source; tarball=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;

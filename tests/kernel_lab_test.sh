@@ -113,15 +113,19 @@ elapsed()
 }
 
 # vm_job DIR IMAGE VM.SH-ARGS...: one boot into DIR (made anew), its wall
-# time in DIR/elapsed; the status is vm.sh's.
+# time in DIR/elapsed; the status is vm.sh's. The lab's collection unless
+# the ARGS name one: vm.sh refuses --collection twice.
 vm_job()
 {
-	local dir=$1 img=$2 start=$SECONDS rc=0
+	local dir=$1 img=$2 start=$SECONDS rc=0 a with=(--collection "$collection")
 
 	shift 2
+	for a in "$@"; do
+		[ "$a" != --collection ] || with=()
+	done
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	"$KDIR/vm.sh" -k "$img" -o "$dir" --collection "$collection" "$@" > /dev/null || rc=$?
+	"$KDIR/vm.sh" -k "$img" -o "$dir" "${with[@]}" "$@" > /dev/null || rc=$?
 	echo "$((SECONDS - start))" > "$dir/elapsed"
 	return "$rc"
 }
