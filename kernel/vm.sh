@@ -187,6 +187,9 @@ bl_trap_signals
 
 # Run qemu bounded: timeout kills it at the deadline, and PR_SET_PDEATHSIG
 # on timeout and on qemu makes a SIGKILL of this script take both down.
+# A parent that died before the child's prctl() sends nothing: each link
+# checks, after setpriv, that its parent is still the one it was started
+# by (the script for timeout, timeout for qemu), else it stops there.
 run_qemu()
 {
 	local mode=$1 seconds=$2 dir=$3 initrd=$4 acc
@@ -200,9 +203,12 @@ run_qemu()
 	: > "$dir/data.log"
 	# Not through a shell function: a backgrounded function is a subshell,
 	# and PDEATHSIG must name this script as the parent.
+	# shellcheck disable=SC2016 # expanded by the links' own sh
 	nice -n "$BINDLAB_NICE" setpriv --pdeathsig KILL -- \
+		sh -c '[ "$PPID" = "$0" ] && BL_VM_LINK=$$ && export BL_VM_LINK && exec "$@"' "$$" \
 		timeout -k 5 "$seconds" \
 		setpriv --pdeathsig KILL -- \
+		sh -c '[ "$PPID" = "$BL_VM_LINK" ] && exec "$@"' sh \
 		qemu-system-x86_64 "${acc[@]}" -smp 1 -m "$mem" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$initrd" \
