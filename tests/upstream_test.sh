@@ -323,10 +323,14 @@ counts()
 # check_vm KERNEL WANT_RUNNER MODE...: one boot of the lab's KERNEL image.
 check_vm()
 {
-	local k=$1 dir=$tmp/vm-$1 rc=0 m r n x o g want good
+	local k=$1 dir=$tmp/vm-$1-$2 rc=0 m r n x o g want good clock=()
 
 	shift
-	"$BL_KERNEL_DIR/vm.sh" -k "${images[$k]}" -C "$tmp/inst" -o "$dir" -T 1800 \
+	# tcp_tw_reuse waits out 6.12's reuse delay (2.1 s a row): on a
+	# virtual clock (vm.sh --icount) the waits cost no wall time. Growth
+	# is timed on the real one.
+	[ "$*" != tw ] || clock=(-a tcg --icount)
+	"$BL_KERNEL_DIR/vm.sh" -k "${images[$k]}" -C "$tmp/inst" -o "$dir" -T 1800 "${clock[@]}" \
 		-c "$(guest_cmd "$@")" > /dev/null 2> "$dir.err" || rc=$?
 	for m in "$@"; do
 		read -r r n x o g < <(counts "$dir" "$m")
@@ -382,7 +386,8 @@ check_lab()
 	step "VMs: stock (plain, slow), fixed"
 	# tcp_tw_reuse's paths are the same on both kernels: fixed alone.
 	check_vm stock plain slow
-	check_vm fixed plain tw
+	check_vm fixed plain
+	check_vm fixed tw
 }
 
 echo "TAP version 13"
