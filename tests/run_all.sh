@@ -181,13 +181,16 @@ lab_lane() {
 	start_lane lab2 lab_images_lane
 	# The mutation machinery's fixed sample, in the lab's warm O= tree.
 	run_part mutate "$here/tests/mutate_test.sh"
+	# The lab's 6.12 tree configures the fleets' way: here, after the
+	# mutants, not in lab2, the longer of the two.
+	run_part config "$here/tests/config_test.sh"
 	wait "$prep"
 	prep=
 	join_lanes
 }
 
 # lab_images_lane: the lab's kernels under LAVA and as NIPA boots them,
-# and its tree's Kconfig, read only.
+# read only.
 lab_images_lane() {
 	# A LAVA server in the lab runs the lab's stock and fixed jobs at once
 	# (the root: lava-server.sh --prepare, waited for on its lock).
@@ -195,8 +198,6 @@ lab_images_lane() {
 	# The patches, and the net-next selftest in the lab's stock and fixed
 	# kernels.
 	run_part upstream "$here/tests/upstream_test.sh"
-	# The lab's 6.12 tree configures the fleets' way.
-	run_part config "$here/tests/config_test.sh"
 }
 
 # gate_lane: checks that time nothing, so that a busy core beside them
