@@ -410,8 +410,10 @@ TEST_F(bind_bhash2, crowded_port)
  * (inet_bind_bucket_match()), not the first of the chain. bhash_size is
  * a power of two that the kernel sizes from memory at boot, so the row
  * tries P + 2^j for each j: from the table's size up, those share P's
- * chain. P's owner takes the address without SO_REUSEADDR, so that a
- * bind() given P's bucket would fail with EADDRINUSE.
+ * chain. P's owner takes the wildcard without SO_REUSEADDR, so that a
+ * bind() given P's bucket would fail with EADDRINUSE: a wildcard bind()
+ * checks every owner of the bucket (a specific address only its bhash2
+ * bucket, which is the right port's whichever bucket it was given).
  */
 #define CHAIN_PORT	10000
 
@@ -422,8 +424,8 @@ FIXTURE_VARIANT(bind_hash_chain)
 	const char *addr;
 };
 
-FIXTURE_VARIANT_ADD(bind_hash_chain, v4) { .addr = V4_LO };
-FIXTURE_VARIANT_ADD(bind_hash_chain, v6) { .addr = V6_LO };
+FIXTURE_VARIANT_ADD(bind_hash_chain, v4_any) { .addr = V4_ANY };
+FIXTURE_VARIANT_ADD(bind_hash_chain, v6_any) { .addr = V6_ANY };
 
 FIXTURE_SETUP(bind_hash_chain)
 {
