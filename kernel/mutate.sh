@@ -158,15 +158,21 @@ about()
 
 # The guest's script: each "PROGRAM ARGS" line of stdin in turn, until
 # one fails, its KTAP in sN-K.ktap, the guest's uptime after each in times.
+# A slow machine's sizes, but for bind_fastreuse: there an over-limit
+# growth is XFAIL, and growth is the very thing it is there to see (a
+# mutant that costs the fast path answers every bind() right). At its
+# full size the fixed kernel passes it under TCG (boot_first.fixed).
 guest_script()
 {
-	local stage=$1 k=0 line
+	local stage=$1 k=0 line slow
 
 	# shellcheck disable=SC2016 # the guest's shell expands it
 	echo 'up() { cut -d" " -f1 /proc/uptime; }; echo "start $(up)" > times'
 	while read -r line; do
 		k=$((k + 1))
-		echo "KSFT_MACHINE_SLOW=yes $line > s$stage-$k.ktap 2> s$stage-$k.err; rc=\$?;" \
+		slow=yes
+		[ "${line%% *}" != bind_fastreuse ] || slow=no
+		echo "KSFT_MACHINE_SLOW=$slow $line > s$stage-$k.ktap 2> s$stage-$k.err; rc=\$?;" \
 			"echo \"s$stage-$k \$rc \$(up) $line\" >> times; [ \$rc = 0 ] || exit 1"
 	done
 	echo 'exit 0'
