@@ -215,26 +215,30 @@ lab_image()
 		grep -q 'cached image of' "$tmp/image-$1.err" && [ -f "$img" ]
 }
 
+# am_stock PATCH...: the patches, in turn, on a fresh branch from stock.
+am_stock()
+{
+	git -C "$tmp/linux" checkout -q -B upstream stock &&
+		git -C "$tmp/linux" -c user.name=upstream_test -c user.email=upstream_test@invalid \
+			am -q "$@" > "$tmp/am.log" 2>&1
+}
+
 # Each patch alone on stock, then all of them: no patch needs another.
 check_am()
 {
 	local p
 
 	for p in "$src"/upstream/net-next/*.patch; do
-		if ! git -C "$tmp/linux" checkout -q -B upstream stock ||
-		   ! git -C "$tmp/linux" -c user.name=upstream_test -c user.email=upstream_test@invalid \
-			am -q "$p" > "$tmp/am.log" 2>&1; then
-			break
+		if ! am_stock "$p"; then
+			not_ok "upstream.git_am # ${p##*/} alone" "$(head -n 5 "$tmp/am.log")"
+			return 1
 		fi
-		p=
 	done
-	if [ -z "$p" ] && git -C "$tmp/linux" checkout -q -B upstream stock &&
-	   git -C "$tmp/linux" -c user.name=upstream_test -c user.email=upstream_test@invalid \
-		am -q "$src"/upstream/net-next/*.patch > "$tmp/am.log" 2>&1; then
+	if am_stock "$src"/upstream/net-next/*.patch; then
 		tap_ok "upstream.git_am # upstream/net-next on the lab's stock 6.12, each alone and all"
 		return 0
 	fi
-	not_ok "upstream.git_am${p:+ # ${p##*/} alone}" "$(head -n 5 "$tmp/am.log")"
+	not_ok "upstream.git_am" "$(head -n 5 "$tmp/am.log")"
 	return 1
 }
 
