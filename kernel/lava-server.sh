@@ -26,8 +26,9 @@ usage: $BL_PROG [-d DEVICES] [-o DIR] [-W SECONDS] [-- LAVA-ARGS...]
   the run, the cached root is not written. Then, when LAVA-ARGS are
   given, kernel/lava.sh --server http://127.0.0.1:8000/ --user bindlab
   --token TOKEN -o DIR/jobs LAVA-ARGS (e.g. -k stock -k fixed: both jobs
-  submitted at once), entering the server's namespaces for lavacli and
-  the REST API; then the server stops.
+  submitted at once; checked before the server starts: --server, --user,
+  --token and -o are this script's own), entering the server's
+  namespaces for lavacli and the REST API; then the server stops.
 options:
   -d, --devices N   qemu devices on the worker (default 2)
   -o, --out DIR     run directory (default: new dir under \$BINDLAB_CACHE/runs):
@@ -70,6 +71,13 @@ done
 bl_want_uint --devices "$devices" 1
 bl_num "$devices" 1 20 || bl_usage_error "--devices wants 1 to 20"
 bl_want_uint --wait "$wait_s" 10
+# LAVA-ARGS as lava.sh will get them, checked by its own parser before
+# minutes of starting a server (a second --server, a bad --rounds).
+if [ $# -gt 0 ]; then
+	why=$(BINDLAB_CHECK_ARGS=1 BL_LAVA_ENTER=check "$BL_KERNEL_DIR/lava.sh" \
+		--server http://127.0.0.1:8000/ --user bindlab --token check -o "${out:-.}/jobs" "$@" 2>&1 > /dev/null) ||
+		bl_usage_error "LAVA-ARGS: $(printf '%s\n' "$why" | head -n 1 | sed 's/^lava\.sh: //; s/ (see --help)$//')"
+fi
 bl_check_env
 bl_lava_need_tools
 command -v nsenter > /dev/null || bl_lava_skip "nsenter not found (apt-get install util-linux)"
