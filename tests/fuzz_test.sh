@@ -3,7 +3,7 @@
 #
 # libFuzzer (clang) on the command-line parsing of bind_bench and on the
 # result-file reader used by compare: each target first replays its kept
-# regression inputs, then fuzzes for BINDLAB_FUZZ_SECONDS (default 15)
+# regression inputs, then fuzzes for BINDLAB_FUZZ_SECONDS (default 10)
 # from the corpus in tests/fuzz/corpus. A crash fails and leaves its input
 # under results/fuzz-crashes/ to be fixed and kept as a regression input.
 set -u
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/tests/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-secs=${BINDLAB_FUZZ_SECONDS:-15}
+secs=${BINDLAB_FUZZ_SECONDS:-10}
 ksft=${BINDLAB_CACHE:-$HOME/.cache/bindlab}/ksft/tools/testing/selftests
 
 if ! command -v clang >/dev/null; then
