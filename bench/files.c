@@ -293,6 +293,7 @@ int bl_file_write(const char *path, const char *data, size_t len,
 		  struct bl_why *why)
 {
 	char real[PATH_MAX], tmp[PATH_MAX + 32];
+	sigset_t stop, old;
 	int fd, err;
 
 	/* Past RLIMIT_FSIZE: EFBIG and an error, not a silent death. */
@@ -302,11 +303,24 @@ int bl_file_write(const char *path, const char *data, size_t len,
 	err = out_target(path, real, sizeof(real), why);
 	if (err)
 		return err;
+	/*
+	 * A stop signal while the temporary exists (the fsync of a large
+	 * run takes a while) would leave it behind: held until it is
+	 * renamed or removed, then taken as it would have been.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", real);
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return bl_why_set(why, errno, "%s: %s", bl_printable(path),
-				  strerror(errno));
+	if (fd < 0) {
+		err = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return bl_why_set(why, err, "%s: %s", bl_printable(path),
+				  strerror(err));
+	}
 	err = write_all(fd, data, len);
 	if (!err && fchmod(fd, 0644))
 		err = -errno;
@@ -316,11 +330,12 @@ int bl_file_write(const char *path, const char *data, size_t len,
 		err = -errno;
 	if (!err && rename(tmp, real))
 		err = -errno;
-	if (err) {
+	if (err)
 		unlink(tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err)
 		return bl_why_set(why, err, "%s: %s", bl_printable(path),
 				  strerror(-err));
-	}
 	return 0;
 }
 
