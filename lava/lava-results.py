@@ -25,7 +25,8 @@ FIXTURE.VARIANT.TEST" lines of the installed programs
 match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
 the runner's kselftest.shardfile. A record that does not parse, carries a
 measurement that is no finite number, a key twice in one object (JSON's
-and YAML's readers keep the last: a "fail" could read as "pass"), or a
+and YAML's readers keep the last: a "fail" could read as "pass") or a
+result its metadata contradicts, or a
 name that maps to nothing or to two tests is an error naming it (exit 2,
 nothing written); so are records of two jobs (their job ids, LAVA's job
 record twice), REST pages that are not every page of the job, and a job
@@ -277,6 +278,11 @@ def server_record(where, rec):
     if meta.get("case", rec["name"]) != rec["name"]:
         raise Bad("%s: name %s, metadata.case %s" % (
             where, shown(rec["name"]), shown(meta["case"])))
+    # A record whose two results disagree is no result: a "fail" in
+    # either could be the true one.
+    if meta.get("result", rec["result"]) != rec["result"]:
+        raise Bad("%s: result %s, metadata.result %s" % (
+            where, shown(rec["result"]), shown(meta["result"])))
     msg = {"definition": meta["definition"], "case": rec["name"], "result": rec["result"]}
     if meta.get("set"):
         msg["set"] = meta["set"]

@@ -798,6 +798,11 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 	refused_naming unmappable_name_refused \
 		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \
 		--names "$tmp/names" "$tmp/p1.json" "$f/rest-tests-page2.json"
+	# A record's result and its metadata's must agree: the field's "pass"
+	# never hides the metadata's "fail".
+	sed '0,/"result": "fail"/s//"result": "pass"/' "$f/rest-tests-page1.json" >"$tmp/p1-disagree.json"
+	refused_naming rest_result_disagrees_refused "result 'pass', metadata.result 'fail'" \
+		--names "$tmp/names" "$tmp/p1-disagree.json" "$f/rest-tests-page2.json"
 	# The REST API's metadata is YAML text: a key twice there too. LAVA's
 	# job record of a job that ended on an error, on the last page, is
 	# refused before any record of the first is read.
