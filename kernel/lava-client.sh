@@ -40,7 +40,7 @@ check_server_args()
 		http://?*|https://?*|file:///*) ;;
 		*) bl_usage_error "--artifacts wants an http://, https:// or file:/// URL" ;;
 		esac
-		case $artifacts in *[\ \'\"\\\|]*) bl_usage_error "--artifacts: a blank, quote, backslash or | in '$artifacts'" ;; esac
+		case $artifacts in *[[:space:][:cntrl:]\'\"\\\|]*) bl_usage_error "--artifacts: a blank, control character, quote, backslash or | in '$artifacts'" ;; esac
 	elif [ -z "${BL_LAVA_ENTER:-}" ]; then
 		bl_usage_error "--server needs --artifacts URL: where its workers read the staged kernel, ramdisk and test definition"
 	fi

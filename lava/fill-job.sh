@@ -5,7 +5,8 @@
 # job of TEMPLATE (lava/jobs/*.yaml) with its {{ NAME }} placeholders
 # filled. The one filler of the project (kernel/lava.sh, tests/lava_test.sh);
 # a lab's own templating can fill the same names instead. Exit 2 on a bad
-# call, a URL with a quote, space or '|', or a placeholder left unfilled.
+# call, a URL with a quote, blank, control character, '|' or '\', or a
+# placeholder left unfilled.
 set -eu
 # Numbers and character classes as in C, whatever the caller's locale
 # (scripts/strict.sh's, for a script that runs without the repository).
@@ -22,11 +23,18 @@ die()
 [ -f "$1" ] || die "no such template: $1"
 for url in "$2" "$3" "$4"; do
 	case $url in
-	''|*[\"\'\|\ \\]*) die "not a URL for a YAML string: '$url'" ;;
+	''|*[[:space:][:cntrl:]\"\'\|\\]*)
+		# Shown as ^J, ^I...: the error stays one line.
+		die "not a URL for a YAML string: '$(printf '%s' "$url" | cat -vt | sed -z 's/\n/^J/g')'" ;;
 	esac
 done
-job=$(sed -e "s|{{ KERNEL_URL }}|$2|g" -e "s|{{ RAMDISK_URL }}|$3|g" \
-	-e "s|{{ TESTDEF_URL }}|$4|g" "$1")
+# sed's replacement reads '&' as the text replaced: a query's '&' escaped.
+esc()
+{
+	printf '%s\n' "$1" | sed 's/&/\\&/g'
+}
+job=$(sed -e "s|{{ KERNEL_URL }}|$(esc "$2")|g" -e "s|{{ RAMDISK_URL }}|$(esc "$3")|g" \
+	-e "s|{{ TESTDEF_URL }}|$(esc "$4")|g" "$1")
 # Comments may name the placeholders; values may not keep one.
 if printf '%s\n' "$job" | grep -v '^ *#' | grep -q '{{'; then
 	die "$1: a placeholder other than KERNEL_URL, RAMDISK_URL, TESTDEF_URL"

@@ -141,10 +141,12 @@ schema_tests() {
 		name=$(basename "$t" .yaml)
 		check "lava.job.$name.template_valid" validate job "$t"
 		check "lava.job.$name.kvm_is_the_device_s_choice" job_leaves_kvm "$t"
-		if "$lava/fill-job.sh" "$t" https://lab.example/bzImage \
+		# A query's '&' is kept as typed, never sed's text replaced.
+		if "$lava/fill-job.sh" "$t" 'https://lab.example/bzImage?v=1&w=2' \
 			https://lab.example/ramdisk.cpio.gz \
 			https://lab.example/bindlab-testdefs.tar.gz >"$tmp/$name.yaml" 2>"$tmp/err"; then
 			check "lava.job.$name.filled_valid" validate job "$tmp/$name.yaml"
+			check "lava.job.$name.query_kept" grep -qF '"https://lab.example/bzImage?v=1&w=2"' "$tmp/$name.yaml"
 		else
 			tap_not_ok "lava.job.$name.filled_valid" "$(cat "$tmp/err")"
 		fi
