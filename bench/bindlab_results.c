@@ -181,6 +181,9 @@ static json_t *missing_entry(char *arg)
 	if (strcmp(eq + 1, "skip") && strcmp(eq + 1, "fail"))
 		die_usage("--missing %s: '%s' is neither skip nor fail", arg,
 			  eq + 1);
+	/* A skip or failure says why: an empty one is an unset variable. */
+	if (!colon[1])
+		die_usage("--missing %s: an empty REASON", arg);
 	return test_entry("benchmark", arg, eq + 1, colon + 1);
 }
 
