@@ -204,6 +204,8 @@ write_file() {
 	local real
 	check_dest "$2"
 	real=$(readlink -f -- "$2") || die_usage "cannot resolve $2"
+	# A signal between cp and mv: cleanup removes it (gone once renamed).
+	tmpdirs+=("$real.tmp.$$")
 	if ! cp -- "$1" "$real.tmp.$$" || ! mv -f -- "$real.tmp.$$" "$real"; then
 		rm -f -- "$real.tmp.$$"
 		echo "run.sh: cannot write $2" >&2

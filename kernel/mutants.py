@@ -52,6 +52,7 @@ import difflib
 import json
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -375,15 +376,22 @@ def write_file(path, text):
     """Write path whole or not at all: a temporary beside it, renamed
     over it; a failed write leaves the old file and no temporary."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d,
-                               prefix='.' + os.path.basename(path) + '.')
+    # SIGTERM and SIGHUP would end the process with the temporary left:
+    # held until it is renamed or removed (SIGINT raises, and is caught).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK,
+                                  {signal.SIGTERM, signal.SIGHUP})
     try:
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
-        os.rename(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        fd, tmp = tempfile.mkstemp(dir=d,
+                                   prefix='.' + os.path.basename(path) + '.')
+        try:
+            with os.fdopen(fd, 'w') as f:
+                f.write(text)
+            os.rename(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def write_json(path, obj):

@@ -44,6 +44,7 @@ import os
 import stat
 import math
 import re
+import signal
 import sys
 import tempfile
 
@@ -487,18 +488,25 @@ def out_target(path, inputs):
 def write_atomic(path, text):
     """path replaced whole or not at all: a temporary beside it, renamed.
     A failed write (a full disk) leaves the old file and is an error."""
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
-                               dir=os.path.dirname(path) or ".")
+    # SIGTERM and SIGHUP would end the process with the temporary left:
+    # held until it is renamed or removed (SIGINT raises, and is caught).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK,
+                                  {signal.SIGTERM, signal.SIGHUP})
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
+                                   dir=os.path.dirname(path) or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def operands(argv):

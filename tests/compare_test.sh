@@ -478,6 +478,21 @@ if command -v gnuplot >/dev/null; then
 	else
 		tap_not_ok "plot under ulimit -f 4: exit 2, no picture" "exit $rc: $(tail -n 2 "$tmp/err")"
 	fi
+	# SIGTERM between a picture's copy and its rename (an mv that is
+	# signalled): stopped, no picture, no temporary.
+	mkdir -p "$tmp/term/bin"
+	# shellcheck disable=SC2016 # the fake mv expands it
+	printf '#!/bin/sh\nkill -TERM $PPID\nexit 1\n' >"$tmp/term/bin/mv"
+	chmod +x "$tmp/term/bin/mv"
+	PATH=$tmp/term/bin:$PATH "$here/run.sh" plot -o "$tmp/term/p" \
+		"$here/tests/fuzz/corpus/results/run.json" >/dev/null 2>&1
+	rc=$?
+	left=$(find "$tmp/term" -name 'p.*' | tr '\n' ' ')
+	if [ $rc -eq 143 ] && [ -z "$left" ]; then
+		tap_ok "plot stopped by SIGTERM mid-write: exit 143, no temporary"
+	else
+		tap_not_ok "plot stopped by SIGTERM mid-write: exit 143, no temporary" "exit $rc, left: $left"
+	fi
 else
 	tap_skip "plot under ulimit -f 4" "no gnuplot (apt-get install gnuplot-nox)"
 fi

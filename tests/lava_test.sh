@@ -602,6 +602,10 @@ sys.exit(0 if got == want else "%r" % got)
 	else
 		tap_skip lava.results.full_disk_is_error_old_output_kept "no private mount namespace (unshare -m)"
 	fi
+	# SIGTERM while OUT is written: held until it is whole.
+	mkdir -p "$tmp/term"
+	same lava.results.term_mid_write_leaves_no_temporary \
+		"$(term_mid_write "$lava/lava-results.py" write_atomic replace "$tmp/term")" "143 out"
 }
 
 # LAVA's job record of a job that ended on an error (lava-run's

@@ -206,6 +206,15 @@ else
 	tap_not_ok "an equivalent is apart from the score" "$(mutants summary "$tmp/t.json" 2>&1)"
 fi
 
+# SIGTERM while the table is written: held until it is whole.
+mkdir "$tmp/term"
+got=$(term_mid_write "$here/kernel/mutants.py" write_file rename "$tmp/term")
+if [ "$got" = "143 out" ]; then
+	tap_ok "SIGTERM mid-write: the file whole, no temporary"
+else
+	tap_not_ok "SIGTERM mid-write: the file whole, no temporary" "exit and files: $got"
+fi
+
 # A write that fails (a full file system): the old table stays, no
 # temporary is left beside it.
 full=$tmp/full

@@ -52,3 +52,28 @@ host_net_state() {
 		printf '%s=%s\n' "$f" "$(tr '\t\n' '  ' <"$f" 2>/dev/null)"
 	done
 }
+
+# term_mid_write SCRIPT FUNC RENAME DIR: SCRIPT's FUNC(DIR/out, text), with
+# SIGTERM sent to itself just before its os.RENAME: prints the exit status
+# and what DIR holds then ("143 out" when the write held the signal until
+# the file was whole and no temporary is left).
+term_mid_write() {
+	python3 - "$@" <<'PY'
+import importlib.util, os, signal, subprocess, sys
+script, func, rename, d = sys.argv[1:]
+code = '''
+import importlib.util, os, signal, sys
+spec = importlib.util.spec_from_file_location("m", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+real = getattr(os, sys.argv[3])
+def late(a, b):
+    os.kill(os.getpid(), signal.SIGTERM)
+    real(a, b)
+setattr(os, sys.argv[3], late)
+getattr(m, sys.argv[2])(os.path.join(sys.argv[4], "out"), "x\\n")
+'''
+rc = subprocess.run([sys.executable, "-c", code, script, func, rename, d]).returncode
+print(128 - rc if rc < 0 else rc, " ".join(sorted(os.listdir(d))))
+PY
+}
