@@ -156,6 +156,11 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40001, PC_CONNECT),
 	   .pre = PC_PRE_BOUND, .ok = 1, .err = EADDRNOTAVAIL } };
 
+/* A refused bind() to the holder's wildcard, then the holder closed. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_released)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .pre = PC_PRE_REFUSED, .ok = 1, .err = EADDRNOTAVAIL } };
+
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_shares_port)
 { .row = { PC(BL_P_C_SHARES, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .ndest = 2, .ok = 2, .err = EADDRNOTAVAIL } };

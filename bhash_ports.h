@@ -81,6 +81,7 @@ enum pc_pre {
 	PC_PRE_CHAIN,		/* 0.0.0.0 bound to each port ^ PC_CHAIN_BIT */
 	PC_PRE_FIN_WAIT2,	/* a connection to the first listener, closed by us only */
 	PC_PRE_TW_YOUNG,	/* as PC_PRE_TW, taken over at once: within the delay */
+	PC_PRE_REFUSED,		/* bound, a bind() to its wildcard refused, closed */
 };
 
 /*
@@ -361,7 +362,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		   const struct sockaddr_storage *dest, int lfd)
 {
 	struct sk_spec s = r->sk;
-	int fd, err, port;
+	int fd, any, err, port;
 
 	switch (r->pre) {
 	case PC_PRE_CHAIN:
@@ -373,6 +374,20 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 	case PC_PRE_BOUND:
 		s.opts = RA;
 		sk_bound(_metadata, "holder", &s, r->lo);
+		return;
+	case PC_PRE_REFUSED:
+		/*
+		 * The refused bind()'s buckets go with it, the holder's with
+		 * the holder: a bucket left behind would keep the port from
+		 * connect() (fastreuse >= 0) with no socket on it.
+		 */
+		s.opts = 0;
+		fd = sk_bound(_metadata, "holder", &s, r->lo);
+		s.addr = V4_ANY;
+		any = sk_open(_metadata, &s);
+		EXPECT_EQ(EADDRINUSE, sk_bind(_metadata, any, &s, r->lo));
+		close(any);
+		close(fd);
 		return;
 	case PC_PRE_DEV_OTHER:
 		s.opts = 0;
