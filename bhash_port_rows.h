@@ -111,6 +111,10 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse)
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse_off)
 { .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, RA, 40000, 40003, PC_BIND0),
 	   .ok = 4, .err = EADDRINUSE } };
+/* Never another SO_REUSEPORT owner's port of the same uid: its group. */
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse_reuseport)
+{ .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, RA | RP, 40000, 40003, PC_BIND0),
+	   .autobind_reuse = 1, .ok = 4, .err = EADDRINUSE } };
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_autobind_reuse_plain)
 { .row = { PC(BL_P_AUTOBIND_REUSE, V4_LO, 0, 40000, 40003, PC_BIND0),
 	   .autobind_reuse = 1, .ok = 4, .err = EADDRINUSE } };
