@@ -357,12 +357,33 @@ static void pc_second_start(void)
 		;
 }
 
+/*
+ * A holder, a bind() to its wildcard refused, the holder closed. The
+ * refused bind()'s buckets go with it, the holder's with the holder: a
+ * bucket left behind would keep the port from connect() (fastreuse >= 0)
+ * with no socket on it.
+ */
+static void pc_pre_refused(struct __test_metadata *_metadata,
+			   const struct pc_row *r)
+{
+	struct sk_spec s = r->sk;
+	int fd, any;
+
+	s.opts = 0;
+	fd = sk_bound(_metadata, "holder", &s, r->lo);
+	s.addr = V4_ANY;
+	any = sk_open(_metadata, &s);
+	EXPECT_EQ(EADDRINUSE, sk_bind(_metadata, any, &s, r->lo));
+	close(any);
+	close(fd);
+}
+
 /* What holds the low end of the range first (enum pc_pre). */
 static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		   const struct sockaddr_storage *dest, int lfd)
 {
 	struct sk_spec s = r->sk;
-	int fd, any, err, port;
+	int fd, err, port;
 
 	switch (r->pre) {
 	case PC_PRE_CHAIN:
@@ -376,18 +397,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		sk_bound(_metadata, "holder", &s, r->lo);
 		return;
 	case PC_PRE_REFUSED:
-		/*
-		 * The refused bind()'s buckets go with it, the holder's with
-		 * the holder: a bucket left behind would keep the port from
-		 * connect() (fastreuse >= 0) with no socket on it.
-		 */
-		s.opts = 0;
-		fd = sk_bound(_metadata, "holder", &s, r->lo);
-		s.addr = V4_ANY;
-		any = sk_open(_metadata, &s);
-		EXPECT_EQ(EADDRINUSE, sk_bind(_metadata, any, &s, r->lo));
-		close(any);
-		close(fd);
+		pc_pre_refused(_metadata, r);
 		return;
 	case PC_PRE_DEV_OTHER:
 		s.opts = 0;
