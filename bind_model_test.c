@@ -168,6 +168,8 @@ static const struct rule_row rows[] = {
 	{ BM_R_REUSEPORT_UID, "bind v4_local reuseport; bind v4_local reuseport uid1", EADDRINUSE },
 	{ BM_R_TW_ANY_UID, "bind v4_local reuseport; time_wait #0; bind v4_local reuseport uid1",
 	  0 },
+	{ BM_R_REUSEPORT_GROUP, "bind v4_local reuseport; bind v4_local reuseport group",
+	  EADDRINUSE },
 	{ BM_R_DEV, "bind v4_local plain dev_lo; bind v4_local plain dev_other", 0 },
 	{ BM_R_V4_SPECIFIC, "bind v4_local plain; bind v4_local2 plain", 0 },
 	{ BM_R_V4_WILDCARD, "bind v4_any plain; bind v4_local2 plain", EADDRINUSE },
@@ -218,6 +220,7 @@ FIXTURE_VARIANT_ADD(model_rules, reuseaddr_not_listener) { .rule = BM_R_REUSEADD
 FIXTURE_VARIANT_ADD(model_rules, reuseport) { .rule = BM_R_REUSEPORT };
 FIXTURE_VARIANT_ADD(model_rules, reuseport_same_uid) { .rule = BM_R_REUSEPORT_UID };
 FIXTURE_VARIANT_ADD(model_rules, reuseport_tw_any_uid) { .rule = BM_R_TW_ANY_UID };
+FIXTURE_VARIANT_ADD(model_rules, reuseport_own_group) { .rule = BM_R_REUSEPORT_GROUP };
 FIXTURE_VARIANT_ADD(model_rules, bound_dev) { .rule = BM_R_DEV };
 FIXTURE_VARIANT_ADD(model_rules, v4_specific) { .rule = BM_R_V4_SPECIFIC };
 FIXTURE_VARIANT_ADD(model_rules, v4_wildcard) { .rule = BM_R_V4_WILDCARD };
@@ -273,6 +276,7 @@ FIXTURE_VARIANT_ADD(model_rows, reuseaddr_not_listener) { .rule = BM_R_REUSEADDR
 FIXTURE_VARIANT_ADD(model_rows, reuseport) { .rule = BM_R_REUSEPORT };
 FIXTURE_VARIANT_ADD(model_rows, reuseport_same_uid) { .rule = BM_R_REUSEPORT_UID };
 FIXTURE_VARIANT_ADD(model_rows, reuseport_tw_any_uid) { .rule = BM_R_TW_ANY_UID };
+FIXTURE_VARIANT_ADD(model_rows, reuseport_own_group) { .rule = BM_R_REUSEPORT_GROUP };
 FIXTURE_VARIANT_ADD(model_rows, bound_dev) { .rule = BM_R_DEV };
 FIXTURE_VARIANT_ADD(model_rows, v4_specific) { .rule = BM_R_V4_SPECIFIC };
 FIXTURE_VARIANT_ADD(model_rows, v4_wildcard) { .rule = BM_R_V4_WILDCARD };

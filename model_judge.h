@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,16 @@ static int setopt(int fd, int level, int name)
 	return setsockopt(fd, level, name, &one, sizeof(one));
 }
 
+/* Any program will do: attaching one before bind() makes a group. */
+static int attach_group(int fd)
+{
+	struct sock_filter ret0 = BPF_STMT(BPF_RET | BPF_K, 0);
+	struct sock_fprog prog = { .len = 1, .filter = &ret0 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			  sizeof(prog));
+}
+
 /* A new socket for addr with o, as the model means it; fd or -errno. */
 static int k_socket(enum bm_addr addr, const struct bm_opts *o)
 {
@@ -113,6 +124,8 @@ static int k_socket(enum bm_addr addr, const struct bm_opts *o)
 	if ((o->reuse & BM_RP) && setopt(fd, SOL_SOCKET, SO_REUSEPORT))
 		err = -errno;
 	if (v6only && setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY))
+		err = -errno;
+	if (o->group && attach_group(fd))
 		err = -errno;
 	if (o->dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, devs[o->dev],
 				 strlen(devs[o->dev]) + 1))

@@ -134,9 +134,10 @@ static bool addr_overlap(const struct bm_port *p, enum bm_addr a,
  * listen() both call it with relax and reuseport_ok true): both
  * SO_REUSEADDR relax unless the owner listens; otherwise both
  * SO_REUSEPORT relax when the uids match or the owner is a TIME_WAIT
- * socket (which has no uid of its own). A TIME_WAIT socket has the
- * options of the socket it was (inet_twsk_alloc(): tw_reuse,
- * tw_reuseport).
+ * socket (which has no uid of its own), unless the new socket leads a
+ * reuseport group of its own (a program attached before bind():
+ * reuseport_cb_ok). A TIME_WAIT socket has the options of the socket it
+ * was (inet_twsk_alloc(): tw_reuse, tw_reuseport).
  */
 static bool reuse_relaxes(const struct bm_port *p, const struct bm_opts *o,
 			  const struct bm_sock *sk2, unsigned int *rule)
@@ -154,6 +155,10 @@ static bool reuse_relaxes(const struct bm_port *p, const struct bm_opts *o,
 	    DROPPED(p, BM_R_REUSEPORT))
 		return false;
 	*rule = RULE(BM_R_REUSEPORT);
+	if (o->group && !DROPPED(p, BM_R_REUSEPORT_GROUP)) {
+		*rule |= RULE(BM_R_REUSEPORT_GROUP);
+		return false;
+	}
 	if (sk2->state == BM_ST_TW && !DROPPED(p, BM_R_TW_ANY_UID)) {
 		*rule |= RULE(BM_R_TW_ANY_UID);
 		return true;
@@ -403,8 +408,8 @@ const char *bm_opts_str(const struct bm_opts *o, char *buf, size_t len)
 		"", " dev_lo", " dev_other",
 	};
 
-	snprintf(buf, len, "%s%s%s%s", bl_reuse_words[o->reuse & 3].model,
-		 o->other_uid ? " uid1" : "", devs[o->dev],
+	snprintf(buf, len, "%s%s%s%s%s", bl_reuse_words[o->reuse & 3].model,
+		 o->other_uid ? " uid1" : "", o->group ? " group" : "", devs[o->dev],
 		 o->port0 ? " port0" : "");
 	return buf;
 }
@@ -457,6 +462,8 @@ static int parse_opt(const char *w, struct bm_opts *o)
 		}
 	if (!strcmp(w, "uid1"))
 		o->other_uid = true;
+	else if (!strcmp(w, "group"))
+		o->group = true;
 	else if (!strcmp(w, "dev_lo"))
 		o->dev = BM_DEV_LO;
 	else if (!strcmp(w, "dev_other"))

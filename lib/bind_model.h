@@ -30,6 +30,7 @@ enum bm_dev { BM_DEV_NONE, BM_DEV_LO, BM_DEV_OTHER, BM_NR_DEVS };
 struct bm_opts {
 	unsigned int reuse;	/* BM_RA | BM_RP */
 	bool other_uid;		/* created by another uid than the rest */
+	bool group;		/* SO_ATTACH_REUSEPORT_CBPF before bind() */
 	enum bm_dev dev;	/* SO_BINDTODEVICE */
 	bool port0;		/* bind() to port 0, the range narrowed to it */
 };

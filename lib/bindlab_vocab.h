@@ -81,6 +81,7 @@ enum bm_rule {
 	BM_R_REUSEPORT,		/* both SO_REUSEPORT share a port... */
 	BM_R_REUSEPORT_UID,	/* ...when their uids are the same */
 	BM_R_TW_ANY_UID,	/* ...or the owner is in TIME_WAIT */
+	BM_R_REUSEPORT_GROUP,	/* ...but not a socket with a group of its own */
 	BM_R_DEV,		/* different bound devices never conflict */
 	BM_R_V4_SPECIFIC,	/* two IPv4 addresses that differ */
 	BM_R_V4_WILDCARD,	/* 0.0.0.0 covers every IPv4 address */

@@ -44,6 +44,7 @@ const char * const bl_rule_words[BM_NR_RULES] = {
 	[BM_R_REUSEPORT] = "reuseport",
 	[BM_R_REUSEPORT_UID] = "reuseport_same_uid",
 	[BM_R_TW_ANY_UID] = "reuseport_tw_any_uid",
+	[BM_R_REUSEPORT_GROUP] = "reuseport_own_group",
 	[BM_R_DEV] = "bound_dev",
 	[BM_R_V4_SPECIFIC] = "v4_specific",
 	[BM_R_V4_WILDCARD] = "v4_wildcard",
