@@ -195,11 +195,14 @@ json_t *bl_run_cases(json_t *root);
 
 /*
  * One side of a comparison: the case as found in each run given for
- * that side (a run is one result file: one invocation of the tool).
+ * that side (a run is one result file: one invocation of the tool), and
+ * the env of the file that holds each (NULL: none), the machine that
+ * wrote it: for a guest's results, the host that ran the guest.
  */
 struct bl_cmp_side {
 	json_t **runs;
 	size_t n;
+	json_t **file_envs;
 };
 
 enum bl_cmp_method {

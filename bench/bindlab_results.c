@@ -1045,18 +1045,22 @@ static void no_file_twice(const struct side *b, const struct side *a)
 	json_decref(seen);
 }
 
-/* The runs of one side that hold case id; the count is returned. */
-static size_t runs_of(const struct side *s, const char *id, json_t **runs)
+/* The runs of one side that hold case id, and their files' envs. */
+static struct bl_cmp_side runs_of(const struct side *s, const char *id,
+				  json_t **runs, json_t **envs)
 {
-	size_t i, n = 0;
+	struct bl_cmp_side cs = { runs, 0, envs };
+	size_t i;
 	json_t *c;
 
 	for (i = 0; i < s->n; i++) {
 		c = bl_case_find(s->cases[i], id);
-		if (c)
-			runs[n++] = c;
+		if (!c)
+			continue;
+		envs[cs.n] = json_object_get(s->files[i], "env");
+		runs[cs.n++] = c;
 	}
-	return n;
+	return cs;
 }
 
 static bool listed(json_t *ids, const char *id)
@@ -1174,8 +1178,8 @@ static void compare_args(struct cmp_run *r, int argc, char **argv)
 /* Every case id of either side: a row, or the reason it is none. */
 static void compare_rows(struct cmp_run *r)
 {
-	json_t **rb = calloc(r->before.n, sizeof(*rb));
-	json_t **ra = calloc(r->after.n, sizeof(*ra));
+	json_t **rb = calloc(r->before.n * 2, sizeof(*rb));
+	json_t **ra = calloc(r->after.n * 2, sizeof(*ra));
 	json_t *ids = case_ids(&r->before, &r->after), *id;
 	struct bl_cmp_side cb, ca;
 	struct bl_cmp_row row;
@@ -1184,8 +1188,8 @@ static void compare_rows(struct cmp_run *r)
 	if (!rb || !ra)
 		die_usage("out of memory");
 	json_array_foreach(ids, i, id) {
-		cb = (struct bl_cmp_side){ rb, runs_of(&r->before, json_string_value(id), rb) };
-		ca = (struct bl_cmp_side){ ra, runs_of(&r->after, json_string_value(id), ra) };
+		cb = runs_of(&r->before, json_string_value(id), rb, rb + r->before.n);
+		ca = runs_of(&r->after, json_string_value(id), ra, ra + r->after.n);
 		if (!cb.n || !ca.n) {
 			json_array_append_new(r->skipped, json_pack("{s:O, s:s}",
 				"case", id, "skipped",

@@ -133,9 +133,11 @@ static double min_p(size_t na, size_t nb)
 }
 
 /*
- * The highest 1-minute load average per CPU that the runs recorded, 0 if
- * none did. Above 1 the benchmark shared its CPU: its wall-clock time
- * can stretch by about that factor between one run and the next. It is
+ * The highest 1-minute load average per CPU that the runs or the files
+ * holding them recorded, 0 if none did. Above 1 the benchmark shared its
+ * CPU: its wall-clock time can stretch by about that factor between one
+ * run and the next. A guest sees only its own load, not its host's
+ * (ab.sh merges each boot's results on the host: the file's env). It is
  * what the file claims (validated when read: finite, 0..1000 per CPU),
  * so it may hold a claim back but never passes a gate (load_held()).
  */
@@ -144,10 +146,14 @@ static double load_per_cpu(const struct bl_cmp_side *side)
 	double worst = 0, load;
 	size_t i;
 
-	for (i = 0; i < side->n; i++)
+	for (i = 0; i < side->n; i++) {
 		if (!bl_env_load_per_cpu(json_object_get(side->runs[i], "env"),
 					 &load))
 			worst = fmax(worst, load);
+		if (side->file_envs &&
+		    !bl_env_load_per_cpu(side->file_envs[i], &load))
+			worst = fmax(worst, load);
+	}
 	return worst;
 }
 

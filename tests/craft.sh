@@ -4,7 +4,8 @@
 # README's commands; sourced, not run.
 
 # craft FILE HARNESS SCHEMA_VERSION CASE:METRIC:BETTER:N:SAMPLES...
-# (CRAFT_ENV: the cases' environment as JSON, default {}; CRAFT_CURVE
+# (CRAFT_ENV: the cases' environment as JSON, default {}; CRAFT_FILE_ENV:
+# the run file's, default {}; CRAFT_CURVE
 # "X,X...:Y,Y...": each case's cost curve, sockets bound and ns per bind)
 craft() {
 	python3 - "$@" <<'PY'
@@ -26,7 +27,9 @@ for spec in sys.argv[4:]:
             "bound_before": [int(v) for v in x.split(",")],
             "median_ns": [float(v) for v in y.split(",")]}}
 json.dump({"schema": "bindlab.run", "schema_version": sv,
-           "harness_version": harness, "env": {}, "cases": cases},
+           "harness_version": harness,
+           "env": json.loads(os.environ.get("CRAFT_FILE_ENV", "{}")),
+           "cases": cases},
           open(path, "w"))
 PY
 }

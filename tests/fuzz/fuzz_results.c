@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct bl_cmp_opts opts = {
 		10, BL_CMP_MIN_CHANGE_PCT, BL_CMP_DRIFT_PCT
 	};
-	struct bl_cmp_side side;
+	struct bl_cmp_side side = { NULL };
 	struct bl_cmp_row row;
 	json_t *runs[2];
 	json_error_t jerr;
