@@ -13,12 +13,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bindlab.h"
 #include "results_tool.h"
@@ -1279,42 +1282,84 @@ static int cmd_compare(int argc, char **argv)
 	return r.regressions ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+/* A curve the plot can draw: two arrays of numbers, paired, at most 1000. */
+static json_t *curve_of(json_t *c)
+{
+	json_t *curve = json_object_get(json_object_get(c, "summary"), "curve");
+	size_t n = json_array_size(json_object_get(curve, "bound_before"));
+
+	if (!n || n > 1000 ||
+	    n != json_array_size(json_object_get(curve, "median_ns")))
+		return NULL;
+	return curve;
+}
+
 /*
  * One data file per case, named by its position (1.dat, 2.dat...), not by
  * anything read from the input. The case id is the first line, as the
  * column header that gnuplot reads as data (title columnhead), never as
  * code.
  */
-static void write_curve(json_t *c, const char *dir, size_t i, char *path,
-			size_t len)
+static int write_curve(json_t *c, const char *dir, size_t i,
+		       struct bl_why *why)
 {
-	json_t *curve = json_object_get(json_object_get(c, "summary"), "curve");
-	json_t *x = json_object_get(curve, "bound_before");
-	json_t *y = json_object_get(curve, "median_ns");
-	struct bl_why why = { "" };
+	json_t *x = json_object_get(curve_of(c), "bound_before");
+	json_t *y = json_object_get(curve_of(c), "median_ns");
 	size_t k, n = json_array_size(x), used, cap = 64 * (n + 4);
-	char *buf = malloc(cap);
+	char *buf = malloc(cap), path[PATH_MAX];
+	int err;
 
 	if (!buf)
-		die_usage("out of memory");
+		return bl_why_set(why, ENOMEM, "out of memory");
 	used = snprintf(buf, cap, "bound %s\n", bl_json_str(c, "case"));
 	for (k = 0; k < n && used < cap; k++)
 		used += snprintf(buf + used, cap - used, "%.0f %.1f\n",
 				 json_number_value(json_array_get(x, k)),
 				 json_number_value(json_array_get(y, k)));
-	snprintf(path, len, "%s/%zu.dat", dir, i);
-	if (used >= cap || bl_file_write(path, buf, used, &why))
-		die_usage("cannot write %s", why.msg);
+	snprintf(path, sizeof(path), "%s/%zu.dat", dir, i);
+	err = bl_file_write(path, buf, used, why);
 	free(buf);
+	return err;
+}
+
+/*
+ * The directory holds every curve or, after a failure (a full disk), is
+ * as it was: the files written so far are removed, and the directory if
+ * this run made it. A stop signal waits until one or the other is done.
+ */
+static int write_curves(json_t *cases, const char *dir, bool made,
+			struct bl_why *why)
+{
+	char path[PATH_MAX];
+	size_t i, n = 0;
+	sigset_t old;
+	json_t *c;
+	int err = 0;
+
+	bl_hold_stop_signals(&old);
+	json_array_foreach(cases, i, c) {
+		if (curve_of(c))
+			err = write_curve(c, dir, ++n, why);
+		if (err)
+			break;
+	}
+	for (; err && n; n--) {
+		snprintf(path, sizeof(path), "%s/%zu.dat", dir, n);
+		unlink(path);
+	}
+	if (err && made)
+		rmdir(dir);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 static int cmd_curve(int argc, char **argv)
 {
-	json_t *run, *cases, *c, *x, *y, *curve;
 	struct bl_why why = { "" };
-	char path[4096];
+	json_t *run, *cases, *c;
 	size_t i, n = 0;
 	struct stat st;
+	bool made;
 
 	argv = operands_only(&argc, argv);
 	if (argc != 3)
@@ -1322,22 +1367,19 @@ static int cmd_curve(int argc, char **argv)
 	if (bl_out_dir_check(argv[2], argv + 1, 1, &why))
 		die_usage("%s", why.msg);
 	run = load_or_die(argv[1]);
-	if (mkdir(argv[2], 0755) && errno != EEXIST)
+	made = !mkdir(argv[2], 0755);
+	if (!made && errno != EEXIST)
 		die_usage("cannot create %s: %s", argv[2], strerror(errno));
 	/* A directory, not a symlink to one: the files go where we think. */
 	if (lstat(argv[2], &st) || !S_ISDIR(st.st_mode))
 		die_usage("%s is not a directory", argv[2]);
 	cases = bl_run_cases(run);
-	json_array_foreach(cases, i, c) {
-		curve = json_object_get(json_object_get(c, "summary"), "curve");
-		x = json_object_get(curve, "bound_before");
-		y = json_object_get(curve, "median_ns");
-		if (!json_array_size(x) || json_array_size(x) != json_array_size(y) ||
-		    json_array_size(x) > 1000)
-			continue;
-		write_curve(c, argv[2], ++n, path, sizeof(path));
-		printf("%s\t%s\n", bl_json_str(c, "case"), path);
-	}
+	if (write_curves(cases, argv[2], made, &why))
+		die_usage("cannot write %s", why.msg);
+	json_array_foreach(cases, i, c)
+		if (curve_of(c))
+			printf("%s\t%s/%zu.dat\n", bl_json_str(c, "case"),
+			       argv[2], ++n);
 	json_decref(cases);
 	json_decref(run);
 	return 0;

@@ -288,12 +288,23 @@ static int write_stdout(const char *data, size_t len, struct bl_why *why)
 	return 0;
 }
 
+void bl_hold_stop_signals(sigset_t *old)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, old);
+}
+
 /* A reader never sees half a file, even if we are killed midway. */
 int bl_file_write(const char *path, const char *data, size_t len,
 		  struct bl_why *why)
 {
 	char real[PATH_MAX], tmp[PATH_MAX + 32];
-	sigset_t stop, old;
+	sigset_t old;
 	int fd, err;
 
 	/* Past RLIMIT_FSIZE: EFBIG and an error, not a silent death. */
@@ -308,11 +319,7 @@ int bl_file_write(const char *path, const char *data, size_t len,
 	 * run takes a while) would leave it behind: held until it is
 	 * renamed or removed, then taken as it would have been.
 	 */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, &old);
+	bl_hold_stop_signals(&old);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", real);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {

@@ -8,6 +8,7 @@
 #ifndef BINDLAB_RESULTS_TOOL_H
 #define BINDLAB_RESULTS_TOOL_H
 
+#include <signal.h>
 #include <string.h>
 #include <jansson.h>
 
@@ -74,6 +75,13 @@ int bl_out_check_inputs(const char *path, char *const *inputs, int ninputs,
 			struct bl_why *why);
 int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
 		     struct bl_why *why);
+
+/*
+ * TERM, INT and HUP held (the old mask into *old) while an output is
+ * half written; sigprocmask(SIG_SETMASK, old, NULL) takes them as they
+ * would have been once it is whole or removed (files.c).
+ */
+void bl_hold_stop_signals(sigset_t *old);
 
 /*
  * The strings of a loaded file escaped in place with bl_printable(), for

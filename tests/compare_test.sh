@@ -502,13 +502,14 @@ else
 	tap_skip "plot under ulimit -f 4" "no gnuplot (apt-get install gnuplot-nox)"
 fi
 # full_fs DIR CMD...: CMD with a full 64k tmpfs on DIR, in a private
-# mount namespace (never the host's mount table).
+# mount namespace (never the host's mount table). A failed write leaves
+# nothing but the filler: no temporary file, no directory it made.
 # shellcheck disable=SC2016 # expands in the inner shell
 full_fs() {
 	unshare -m sh -c 'mount -t tmpfs -o size=64k bl "$0" || exit 9
 		dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null
 		"$@"; rc=$?
-		find "$0" -name "*.tmp.*" | sed "s/^/left: /" >&2
+		find "$0" -mindepth 1 ! -name fill | sed "s/^/left: /" >&2
 		exit $rc' "$@"
 }
 if unshare -m true 2>/dev/null; then
@@ -517,6 +518,8 @@ if unshare -m true 2>/dev/null; then
 		full_fs "$tmp/full" "$res" merge "$tmp/full/m.json" "$tmp/run1.json"
 	limited "compare --json on a full filesystem" "$tmp/full" 'No space left' \
 		full_fs "$tmp/full" "$res" compare --json "$tmp/full/c.json" "$tmp/before.json" "$tmp/after.json"
+	limited "curve on a full filesystem: no directory left behind" "$tmp/full" 'No space left' \
+		full_fs "$tmp/full" "$res" curve "$here/tests/fuzz/corpus/results/run.json" "$tmp/full/c"
 else
 	tap_skip "full filesystem" "no private mount namespace (unshare -m)"
 fi
