@@ -549,7 +549,7 @@ cmd_import_lava() {
 	# lava-run log, a server's export) through lava/lava-results.py,
 	# as one job: REST pages must add up together.
 	for f in "$@"; do
-		if python3 "$here/lava/lava-results.py" --is-import "$f" 2>/dev/null; then
+		if "$here/lava/lava-results.py" --is-import "$f" 2>/dev/null; then
 			lavas+=(--lava "$f")
 		else
 			conv+=("$f")
@@ -568,7 +568,7 @@ cmd_import_lava() {
 		fi
 		# 0 all passed, 1 a case failed: both a result to import.
 		# Its reason, if it refuses, is the one line of the refusal.
-		own python3 "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json" 2>"$tmp/lava.err"
+		own "$here/lava/lava-results.py" --names "$names" "${conv[@]}" "$tmp/lava.json" 2>"$tmp/lava.err"
 		if [ $? -gt 1 ] || [ ! -s "$tmp/lava.json" ]; then
 			why=$(head -n 1 "$tmp/lava.err")
 			die_usage "import-lava: ${why:-lava/lava-results.py refused ${conv[*]}}"

@@ -280,7 +280,7 @@ import_results()
 	local dir=$1 rc=0
 
 	shift
-	/usr/bin/python3 "$BL_REPO_DIR/lava/lava-results.py" "$@" \
+	"$BL_REPO_DIR/lava/lava-results.py" "$@" \
 		"$dir/lava.json" >&2 || rc=$?
 	[ "$rc" -ne 2 ] || bl_die 126 "cannot read LAVA's results $*"
 	# No test result: nothing of the kernel to import (import-lava

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -S
 # SPDX-License-Identifier: GPL-2.0
 """LAVA's results of a bindlab job -> the JSON that bindlab_results imports.
 
@@ -45,10 +45,20 @@ import stat
 import math
 import re
 import signal
+import site
 import sys
 import tempfile
 
-import yaml
+# -S (the #! line): site's .pth files import with the file still open, a
+# descriptor more than this script needs; short of it the interpreter
+# died with its own exit 1, which here is "a case failed". The site
+# directories without the .pth files; no yaml is this machine's error.
+sys.path += [d for d in site.getsitepackages() if d not in sys.path]
+try:
+    import yaml
+except ImportError as exc:
+    print("lava-results.py: %s (python3-yaml)" % exc, file=sys.stderr)
+    sys.exit(2)
 
 RESULTS = ("pass", "fail", "skip", "unknown")
 COLLECTION = "net/bindlab"

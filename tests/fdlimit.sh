@@ -26,9 +26,12 @@ bl_lowfd_works() {
 		return 1
 	fi
 	bl_lowfd_prefix "$1"
+	# No pipe or saved descriptor inside (command substitution, a
+	# redirection but exec's): with N = 4 there is one free.
 	# shellcheck disable=SC2016 # expands in the inner shell
-	got=$("${lowfd[@]}" bash -c 'echo "$(ulimit -Hn) $(ulimit -Sn)"
-		ulimit -Hn $(($(ulimit -Hn) + 1)) 2>/dev/null && echo raised' 2>&1)
+	got=$("${lowfd[@]}" bash -c 'ulimit -Hn; ulimit -Sn; exec 2>&-
+		ulimit -Hn "$1" && echo raised' - $(($1 + 1)) 2>&1)
+	got=${got//$'\n'/ }
 	[ "$got" = "$1 $1" ] && return 0
 	echo "under '${lowfd[*]}' the limits are '$got', not '$1 $1' and fixed"
 	return 1

@@ -15,6 +15,8 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
 . "$here/tests/tap.sh"
+# shellcheck source=tests/fdlimit.sh
+. "$here/tests/fdlimit.sh"
 lava=$here/lava
 py=/usr/bin/python3
 tmp=$(mktemp -d)
@@ -539,6 +541,20 @@ log_tests() {
 {"dt": "t", "lvl": "results", "msg": {"case": "job", "definition": "lava", "result": "pass"}}
 EOF
 	conv log_converted 0 "$tmp/lava.log" "$tmp/lava.json"
+	# One descriptor free, run by its #! line as run.sh and lava.sh run
+	# it: the same conversion, never the interpreter's death, whose
+	# exit 1 reads as "a case failed" (in a UTF-8 locale its start needs
+	# a descriptor more than in C's).
+	if why=$(bl_lowfd_works 4); then
+		bl_lowfd_prefix 4
+		rc=0
+		LC_ALL=C.UTF-8 "${lowfd[@]}" "$lava/lava-results.py" "$tmp/lava.log" "$tmp/lowfd.json" >"$tmp/conv.out" 2>&1 || rc=$?
+		same lava.results.one_free_descriptor_converted "$rc $(cat "$tmp/lowfd.json" 2>&1)
+$(grep -v '^lava: ' "$tmp/conv.out" | head -n 3)" "0 $(cat "$tmp/lava.json")
+"
+	else
+		tap_not_ok lava.results.one_free_descriptor_converted "$why"
+	fi
 	# Whatever else lava-run wrote first, the log is still read as one.
 	{ echo "/usr/lib/python3/dist-packages/x.py:1: DeprecationWarning: y"; cat "$tmp/lava.log"; } >"$tmp/warn.log"
 	conv log_after_other_output 0 "$tmp/warn.log" "$tmp/warn.json"
