@@ -234,6 +234,41 @@ static void no_copy(json_t *seen, json_t *key, const char *path)
 	json_array_append_new(seen, key);
 }
 
+/*
+ * The kernel a file measured: each case's own (bind_bench writes it where
+ * it ran, a VM's guest say), or, with no case, the file's. Rounds of two
+ * kernels pooled, or listed as one run, would be one kernel's figures:
+ * refused; compare is for two kernels. A file that names none (LAVA's)
+ * is no evidence either way.
+ */
+static void same_kernel(json_t *env, const char *path)
+{
+	static char kernel[1024], from[PATH_MAX];
+	const char *r = bl_json_str(env, "kernel_release");
+
+	if (!*r)
+		return;
+	r = bl_printable(r);
+	if (!*kernel) {
+		snprintf(kernel, sizeof(kernel), "%s", r);
+		snprintf(from, sizeof(from), "%s", path);
+	} else if (strcmp(r, kernel)) {
+		die_usage("%s holds results of kernel %s, %s of kernel %s: one kernel a run file (compare them instead)",
+			  from, kernel, path, r);
+	}
+}
+
+static void one_kernel(json_t *in, json_t *cases, const char *path)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(cases, i, c)
+		same_kernel(json_object_get(c, "env"), path);
+	if (!json_array_size(cases))
+		same_kernel(json_object_get(in, "env"), path);
+}
+
 /* A stored verdict's weight: the pooled case keeps the worst. */
 static int verdict_rank(json_t *c)
 {
@@ -436,6 +471,7 @@ static json_t *declared_result(char *arg, json_t *inputs)
 			  bl_json_str(m, "better"), d->name,
 			  bl_case_measure(d->name), d->unit, d->better);
 	no_copy(inputs, copy_key(in, cases), eq + 1);
+	one_kernel(in, cases, eq + 1);
 	json_decref(cases);
 	json_object_set(c, "program_case", json_object_get(c, "case"));
 	json_object_set_new(c, "case", json_string(d->name));
@@ -484,6 +520,7 @@ static void plain_result(const char *path, json_t *cases, json_t *tests,
 	json_t *in = load_or_die(path), *c = bl_run_cases(in), *more;
 
 	no_copy(inputs, copy_key(in, c), path);
+	one_kernel(in, c, path);
 	add_cases(cases, c);
 	/* A copy: the key no_copy() keeps holds the file's tests as read. */
 	more = json_deep_copy(json_object_get(in, "tests"));

@@ -198,6 +198,12 @@ bad "three files, no --" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tm
 bad "nothing after --" "compare needs BEFORE.json AFTER.json" "${cmp[@]}" "$tmp/run1.json" --
 bad "two --" "one -- between" "${cmp[@]}" "$tmp/run1.json" -- "$tmp/run2.json" -- "$tmp/run4.json"
 bad "the same run twice" "holds the same results" "${cmp[@]}" --json "$tmp/never.json" "$tmp/run1.json" "$tmp/run2.json" -- "$tmp/run4.json" "$tmp/run1.json"
+# Two kernels' rounds pooled, or listed as one run, would read as one
+# kernel's figures: refused (compare is for two kernels).
+CRAFT_ENV='{"kernel_release": "6.12.0"}' craft "$tmp/k1.json" 0.1.0 2 slower:total_ms:lower:100:$base
+CRAFT_ENV='{"kernel_release": "6.18.0"}' craft "$tmp/k2.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
+bad "merge: two kernels' runs are refused" "k1.json holds results of kernel 6.12.0, .*k2.json of kernel 6.18.0: one kernel a run file" \
+	"$here/bindlab_results" merge "$tmp/never.json" "$tmp/k1.json" "$tmp/k2.json"
 bad "bad drift floor" "out of range" "${cmp[@]}" --drift -5 "$tmp/before.json" "$tmp/after.json"
 bad "bad threshold" "is not a number" "${cmp[@]}" --threshold ten "$tmp/before.json" "$tmp/after.json"
 bad "unknown compare flag" "unknown option --bogus" "${cmp[@]}" --bogus "$tmp/before.json" "$tmp/after.json"
