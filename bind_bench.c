@@ -410,8 +410,9 @@ static int run_round(const struct opts *o, struct round_out *out,
 	}
 	pid = bl_child_run(round_job, &job);
 	if (pid < 0) {
+		/* RLIMIT_NPROC, say: the machine's limit, not a failed round. */
 		snprintf(out->why, sizeof(out->why), "fork: %s", strerror(-pid));
-		status = BL_EXIT_FAIL << 8;
+		status = BL_EXIT_SKIP << 8;
 		goto restore;
 	}
 	/* Killed with us: a round must not outlive bind_bench. */

@@ -144,6 +144,13 @@ pid_t bl_child_run(int (*fn)(void *arg), void *arg);
  * status then says SIGKILL). 0, or -errno.
  */
 int bl_child_wait(pid_t pid, long limit_ms, int *status);
+/*
+ * Whether nproc processes can live at once beside the caller (what:
+ * which, for the reason): a chain of them forked, each waiting on the
+ * next. RLIMIT_NPROC short of that is the machine's limit, never the
+ * kernel's failure: 0, or -errno with why naming the limit.
+ */
+int bl_fork_reserve(int nproc, const char *what, struct bl_why *why);
 
 /* ---- fdlimit.c ---- */
 

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <poll.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -81,4 +83,37 @@ int bl_child_wait(pid_t pid, long limit_ms, int *status)
 		if (w == 0)
 			usleep(10000);
 	}
+}
+
+/*
+ * The rest of a chain of processes, each waiting on the next: the errno
+ * of a fork that failed, or 0 (a link killed says nothing of forking).
+ */
+static int fork_chain(void *arg)
+{
+	int left = *(int *)arg - 1, status;
+	pid_t pid;
+
+	if (left < 0)
+		return 0;
+	pid = bl_child_run(fork_chain, &left);
+	if (pid < 0)
+		return -pid;
+	if (bl_child_wait(pid, 0, &status) || !WIFEXITED(status))
+		return 0;
+	return WEXITSTATUS(status);
+}
+
+int bl_fork_reserve(int nproc, const char *what, struct bl_why *why)
+{
+	int err = fork_chain(&nproc);
+	struct rlimit rl;
+
+	if (!err)
+		return 0;
+	if (getrlimit(RLIMIT_NPROC, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return bl_why_set(why, err, "cannot fork %d processes (%s): %s",
+				  nproc, what, strerror(err));
+	return bl_why_set(why, err, "cannot fork %d processes (%s): %s, RLIMIT_NPROC %ld",
+			  nproc, what, strerror(err), (long)rl.rlim_cur);
 }
