@@ -54,7 +54,9 @@ static void print_usage(FILE *f)
 static __noreturn __printf(1, 2)
 /*
  * One line, whatever a file or a name carried into the message (a
- * parser quotes the bytes it stopped at): control characters escaped.
+ * parser quotes the bytes it stopped at): control characters escaped,
+ * and every byte past ASCII as bl_printable() does, since UTF-8's C1
+ * controls (U+009B, CSI) drive a terminal as ESC does.
  */
 void die_usage(const char *fmt, ...)
 {
@@ -69,7 +71,7 @@ void die_usage(const char *fmt, ...)
 	for (i = 0; msg[i]; i++) {
 		unsigned char c = msg[i];
 
-		if (c < 0x20 || c == 0x7f)
+		if (c < 0x20 || c > 0x7e)
 			fprintf(stderr, "\\x%02x", c);
 		else
 			fputc(c, stderr);

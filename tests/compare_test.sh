@@ -188,6 +188,8 @@ bad "missing file" "No such file" "${cmp[@]}" --json "$tmp/never.json" "$tmp/nop
 bad "truncated JSON" "malformed JSON" "${cmp[@]}" --json "$tmp/never.json" "$tmp/truncated.json" "$tmp/after.json"
 printf '{"schema": \033[31m}' >"$tmp/esc.json"
 bad "a parser's quote of a control character is escaped" "invalid token near '\\\\x1b'" "${cmp[@]}" --json "$tmp/never.json" "$tmp/esc.json" "$tmp/after.json"
+printf '{"schema": \xc2\x9b31m}' >"$tmp/c1.json"
+bad "a parser's quote of a UTF-8 C1 control (CSI) is escaped" "invalid token near '\\\\xc2\\\\x9b'" "${cmp[@]}" --json "$tmp/never.json" "$tmp/c1.json" "$tmp/after.json"
 bad "not our schema" "is not ours" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/foreign.json"
 bad "not an object" "not a JSON object" "${cmp[@]}" --json "$tmp/never.json" "$tmp/array.json" "$tmp/after.json"
 bad "incompatible schema version" "schema version 1" "${cmp[@]}" --json "$tmp/never.json" "$tmp/before.json" "$tmp/v1.json"
