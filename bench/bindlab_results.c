@@ -8,6 +8,7 @@
  *   samples RESULT.json [ROUND-FIELD]                  one case's samples
  *   median [--case ID] [--field F] [--at-most|--at-least L] RESULT.json...
  *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
+ *   dest FILE...                                       outputs checked
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
 #include <errno.h>
@@ -40,6 +41,7 @@ static void print_usage(FILE *f)
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
 		"       %s median [--case ID] [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
+		"       %s dest FILE...                           each checked as an output, nothing written\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
 		"       (docs/fleets.md); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
@@ -48,7 +50,7 @@ static void print_usage(FILE *f)
 		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"
 		"exit: 0 ok, 1 regression or failure, 2 bad input or nothing compared,\n"
 		"      4 nothing measured, everything skipped\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 static __noreturn __printf(1, 2)
@@ -1695,6 +1697,25 @@ static int cmd_ktap(int argc, char **argv)
 	return bad ? BL_EXIT_FAIL : BL_EXIT_PASS;
 }
 
+/*
+ * dest FILE...: each FILE checked as every output here is (bench/files.c,
+ * docs/results.md "Files written"), nothing written: run.sh's writer asks
+ * here rather than keep rules of its own.
+ */
+static int cmd_dest(int argc, char **argv)
+{
+	struct bl_why why = { "" };
+	int i;
+
+	argv = operands_only(&argc, argv);
+	if (argc < 2)
+		die_usage("dest needs FILE...");
+	for (i = 1; i < argc; i++)
+		if (bl_out_check(argv[i], &why))
+			die_usage("%s", why.msg);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -1702,7 +1723,7 @@ static const struct {
 	{ "merge", cmd_merge }, { "summary", cmd_summary },
 	{ "compare", cmd_compare }, { "curve", cmd_curve },
 	{ "samples", cmd_samples }, { "median", cmd_median },
-	{ "ktap", cmd_ktap },
+	{ "ktap", cmd_ktap }, { "dest", cmd_dest },
 };
 
 int main(int argc, char **argv)
@@ -1712,7 +1733,7 @@ int main(int argc, char **argv)
 	prog = basename(argv[0]);
 	bl_stdio_guard();
 	if (argc < 2)
-		die_usage("missing subcommand (merge, summary, compare, curve, samples, median, ktap)");
+		die_usage("missing subcommand (merge, summary, compare, curve, samples, median, ktap, dest)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;

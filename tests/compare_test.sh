@@ -428,6 +428,22 @@ mkdir "$tmp/io/in" && cp "$tmp/run.json" "$tmp/io/in/1.dat"
 bad "curve into the directory of its input: not empty" "is not empty" "$res" curve "$tmp/io/in/1.dat" "$tmp/io/in"
 cp "$tmp/run.json" "$tmp/io/p.svg"
 bad "plot: a picture over its input is refused" "is an input of this plot" "$here/run.sh" plot -o "$tmp/io/p" "$tmp/io/p.svg"
+# plot's writer asks bindlab_results dest: its rules, not a copy of some.
+if command -v gnuplot >/dev/null; then
+	touch "$tmp/io/theirs_p.svg"
+	chown 65534 "$tmp/io/theirs_p.svg"
+	bad "plot: a picture another user owns is not replaced" "belongs to uid 65534" \
+		"$here/run.sh" plot -o "$tmp/io/theirs_p" "$here/tests/fuzz/corpus/results/run.json"
+	# shellcheck disable=SC2016 # expands in the inner shell
+	check "plot -o /usr/...: refused, nothing written there" 2 'is under /usr: results are not written there$' \
+		unshare -m sh -c 'mount -t tmpfs bl /usr/local/share || exit 9
+			"$@"; rc=$?
+			left=$(find /usr/local/share -mindepth 1)
+			[ -z "$left" ] || { echo "left: $left"; exit 9; }
+			exit $rc' sh "$here/run.sh" plot -o /usr/local/share/bindlab-never "$here/tests/fuzz/corpus/results/run.json"
+else
+	tap_skip "plot's destination rules" "no gnuplot (apt-get install gnuplot-nox)"
+fi
 # The system's trees, in a private mount namespace with tmpfs over /dev
 # and /etc: a fault that wrote there would write to throwaway copies.
 # shellcheck disable=SC2016 # expands in the inner shell
