@@ -288,14 +288,20 @@ static int write_stdout(const char *data, size_t len, struct bl_why *why)
 	return 0;
 }
 
+/*
+ * Every signal that can end us from outside, not TERM, INT and HUP alone:
+ * QUIT (^\), ALRM (timeout -s ALRM) and USR1 end a process as surely. A
+ * fault's own signal is never held: it would not wait.
+ */
 void bl_hold_stop_signals(sigset_t *old)
 {
 	sigset_t stop;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGHUP);
+	sigfillset(&stop);
+	sigdelset(&stop, SIGSEGV);
+	sigdelset(&stop, SIGBUS);
+	sigdelset(&stop, SIGFPE);
+	sigdelset(&stop, SIGILL);
 	sigprocmask(SIG_BLOCK, &stop, old);
 }
 

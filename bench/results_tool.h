@@ -77,9 +77,9 @@ int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
 		     struct bl_why *why);
 
 /*
- * TERM, INT and HUP held (the old mask into *old) while an output is
- * half written; sigprocmask(SIG_SETMASK, old, NULL) takes them as they
- * would have been once it is whole or removed (files.c).
+ * The signals that could end us held (the old mask into *old) while an
+ * output is half written; sigprocmask(SIG_SETMASK, old, NULL) takes them
+ * as they would have been once it is whole or removed (files.c).
  */
 void bl_hold_stop_signals(sigset_t *old);
 

@@ -376,10 +376,11 @@ def write_file(path, text):
     """Write path whole or not at all: a temporary beside it, renamed
     over it; a failed write leaves the old file and no temporary."""
     d = os.path.dirname(os.path.abspath(path))
-    # SIGTERM and SIGHUP would end the process with the temporary left:
-    # held until it is renamed or removed (SIGINT raises, and is caught).
-    held = signal.pthread_sigmask(signal.SIG_BLOCK,
-                                  {signal.SIGTERM, signal.SIGHUP})
+    # Any signal that ends the process (TERM, HUP, QUIT, ALRM...) would
+    # leave the temporary: held until it is renamed or removed (SIGINT
+    # raises, and is caught; a fault's own signal would not wait).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals() - {
+        signal.SIGINT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL})
     try:
         fd, tmp = tempfile.mkstemp(dir=d,
                                    prefix='.' + os.path.basename(path) + '.')

@@ -498,10 +498,11 @@ def out_target(path, inputs):
 def write_atomic(path, text):
     """path replaced whole or not at all: a temporary beside it, renamed.
     A failed write (a full disk) leaves the old file and is an error."""
-    # SIGTERM and SIGHUP would end the process with the temporary left:
-    # held until it is renamed or removed (SIGINT raises, and is caught).
-    held = signal.pthread_sigmask(signal.SIG_BLOCK,
-                                  {signal.SIGTERM, signal.SIGHUP})
+    # Any signal that ends the process (TERM, HUP, QUIT, ALRM...) would
+    # leave the temporary: held until it is renamed or removed (SIGINT
+    # raises, and is caught; a fault's own signal would not wait).
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals() - {
+        signal.SIGINT, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL})
     try:
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.",
                                    dir=os.path.dirname(path) or ".")

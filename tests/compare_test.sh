@@ -548,21 +548,26 @@ else
 	tap_skip "full filesystem" "no private mount namespace (unshare -m)"
 fi
 
-# SIGTERM while the temporary exists (seen in DIR): the write ends first,
-# then the signal is taken: no *.tmp.* left, the output whole or absent.
+# A signal while the temporary exists (seen in DIR): the write ends
+# first, then the signal is taken: no *.tmp.* left, the output whole or
+# absent. TERM and QUIT (^\), which ends a program as TERM does, and
+# ALRM (timeout -s ALRM); a background job's QUIT is ignored unless reset.
 mkdir "$tmp/sig"
 awk 'BEGIN { print "TAP version 13"; print "1..100000"
 	for (i = 1; i <= 100000; i++) printf "ok %d f.v%d.t\n", i, i }' >"$tmp/big.ktap"
-"$res" merge "$tmp/sig/m.json" --ktap "p=$tmp/big.ktap" &
-pid=$!
-until compgen -G "$tmp/sig/*.tmp.*" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do :; done
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"
-if [ -n "$(find "$tmp/sig" -name '*.tmp.*')" ]; then
-	tap_not_ok "merge: SIGTERM during the write leaves no temporary file" "$(ls "$tmp/sig")"
-else
-	tap_ok "merge: SIGTERM during the write leaves no temporary file"
-fi
+for sig in TERM QUIT ALRM; do
+	rm -f "$tmp/sig/"*
+	env --default-signal=QUIT "$res" merge "$tmp/sig/m.json" --ktap "p=$tmp/big.ktap" &
+	pid=$!
+	until compgen -G "$tmp/sig/*.tmp.*" >/dev/null || ! kill -0 "$pid" 2>/dev/null; do :; done
+	kill -"$sig" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if [ -n "$(find "$tmp/sig" -name '*.tmp.*')" ]; then
+		tap_not_ok "merge: SIG$sig during the write leaves no temporary file" "$(ls "$tmp/sig")"
+	else
+		tap_ok "merge: SIG$sig during the write leaves no temporary file"
+	fi
+done
 
 # ---- GNU-style options: before or after the files ----
 check "compare A B --threshold 10" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --threshold 10

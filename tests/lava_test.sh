@@ -622,6 +622,12 @@ sys.exit(0 if got == want else "%r" % got)
 	mkdir -p "$tmp/term"
 	same lava.results.term_mid_write_leaves_no_temporary \
 		"$(term_mid_write "$lava/lava-results.py" write_atomic replace "$tmp/term")" "143 out"
+	# QUIT (^\) and ALRM end it as TERM does: held too.
+	for sig in QUIT ALRM; do
+		rm -rf "$tmp/term" && mkdir "$tmp/term"
+		same "lava.results.$sig.mid_write_leaves_no_temporary" \
+			"$(term_mid_write "$lava/lava-results.py" write_atomic replace "$tmp/term" "$sig" | cut -d' ' -f2-)" "out"
+	done
 }
 
 # LAVA's job record of a job that ended on an error (lava-run's

@@ -214,6 +214,16 @@ if [ "$got" = "143 out" ]; then
 else
 	tap_not_ok "SIGTERM mid-write: the file whole, no temporary" "exit and files: $got"
 fi
+# QUIT (^\) and ALRM end it as TERM does: held too.
+for sig in QUIT ALRM; do
+	rm -rf "$tmp/term" && mkdir "$tmp/term"
+	got=$(term_mid_write "$here/kernel/mutants.py" write_file rename "$tmp/term" "$sig")
+	if [ "${got#* }" = out ]; then
+		tap_ok "SIG$sig mid-write: the file whole, no temporary"
+	else
+		tap_not_ok "SIG$sig mid-write: the file whole, no temporary" "exit and files: $got"
+	fi
+done
 
 # A write that fails (a full file system): the old table stays, no
 # temporary is left beside it.

@@ -53,14 +53,15 @@ host_net_state() {
 	done
 }
 
-# term_mid_write SCRIPT FUNC RENAME DIR: SCRIPT's FUNC(DIR/out, text), with
-# SIGTERM sent to itself just before its os.RENAME: prints the exit status
-# and what DIR holds then ("143 out" when the write held the signal until
-# the file was whole and no temporary is left).
+# term_mid_write SCRIPT FUNC RENAME DIR [SIG]: SCRIPT's FUNC(DIR/out,
+# text), with SIGSIG (TERM) sent to itself just before its os.RENAME:
+# prints the exit status and what DIR holds then ("143 out" when the
+# write held the signal until the file was whole and no temporary is left).
 term_mid_write() {
 	python3 - "$@" <<'PY'
 import importlib.util, os, signal, subprocess, sys
-script, func, rename, d = sys.argv[1:]
+script, func, rename, d = sys.argv[1:5]
+sig = sys.argv[5] if len(sys.argv) > 5 else "TERM"
 code = '''
 import importlib.util, os, signal, sys
 spec = importlib.util.spec_from_file_location("m", sys.argv[1])
@@ -68,12 +69,12 @@ m = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(m)
 real = getattr(os, sys.argv[3])
 def late(a, b):
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), getattr(signal, "SIG" + sys.argv[5]))
     real(a, b)
 setattr(os, sys.argv[3], late)
 getattr(m, sys.argv[2])(os.path.join(sys.argv[4], "out"), "x\\n")
 '''
-rc = subprocess.run([sys.executable, "-c", code, script, func, rename, d]).returncode
+rc = subprocess.run([sys.executable, "-c", code, script, func, rename, d, sig]).returncode
 print(128 - rc if rc < 0 else rc, " ".join(sorted(os.listdir(d))))
 PY
 }
