@@ -71,10 +71,10 @@ static void __attribute__((constructor)) bl_machine_slow_check(void)
 #define BL_KSFT_PROCS	2
 
 /*
- * A caller that closed stdin, stdout or stderr left its number free: the
- * next socket would get it, and the harness would print into a socket
- * under test (EPIPE killed the test: a kernel FAIL). /dev/null holds the
- * number instead; open() returns the lowest free one.
+ * A caller that closed stdin or stderr left its number free: the next
+ * socket would get it, and the harness would print into a socket under
+ * test (EPIPE killed the test: a kernel FAIL). /dev/null holds the number
+ * instead; open() returns the lowest free one.
  */
 static inline void bl_std_fds_hold(void)
 {
@@ -106,6 +106,14 @@ static void __attribute__((constructor)) bl_fd_headroom_check(void)
 {
 	struct bl_why why = { "" };
 
+	/*
+	 * A closed stdout loses every result as a full disk does: no verdict
+	 * (2) before any test, not /dev/null's silent pass.
+	 */
+	if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		fprintf(stderr, "stdout: closed: the results would be lost, no verdict\n");
+		exit(BL_EXIT_USAGE);
+	}
 	atexit(bl_stdout_check);
 	bl_std_fds_hold();
 	if (bl_fd_reserve(BL_KSFT_FDS, &why) ||
