@@ -481,6 +481,8 @@ def out_target(path, inputs):
     as bindlab_results checks its outputs: a new name or a regular file,
     none of the inputs (however spelled), never under /dev, /proc or
     /sys."""
+    if path == "-":  # bindlab_results' stdout; here stdout has the summary
+        raise Bad("-: OUT is a file (stdout carries the summary): refused before any work")
     real = os.path.realpath(path)
     if any(
             real == d or real.startswith(d + "/") for d in ("/dev", "/proc", "/sys")):

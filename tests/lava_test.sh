@@ -591,6 +591,11 @@ sys.exit(0 if got == want else "%r" % got)
 	ln -sf "$tmp/in.log" "$tmp/in-link.json"
 	conv out_is_an_input_refused 2 "$tmp/in.log" "$tmp/in-link.json"
 	same lava.results.out_is_an_input_kept "$(cmp "$tmp/lava.log" "$tmp/in.log" && grep -c 'also an input' "$tmp/conv.out")" 1
+	# OUT "-" is no stdout here (the summary is): refused, no file "-".
+	same lava.results.out_dash_refused "$(cd "$tmp" && "$py" "$lava/lava-results.py" "$tmp/lava.log" - 2>&1 >/dev/null
+		echo "exit $?, files named -: $(find "$tmp" -maxdepth 1 -name - | wc -l)")" \
+		"lava-results.py: -: OUT is a file (stdout carries the summary): refused before any work
+exit 2, files named -: 0"
 	# Under /dev of a private mount namespace (a tmpfs): a writer that
 	# let it through could never reach the host's /dev.
 	if unshare -m true 2>/dev/null; then
