@@ -605,9 +605,23 @@ exit 2, files named -: 0"
 			: >/dev/null
 			"$@" /dev/null >/dev/null 2>&1
 			echo "$? $(ls /dev)"' sh "$py" "$lava/lava-results.py" "$tmp/lava.log")" "2 null"
+		# The one writer's rules (bindlab_results dest), not a copy of
+		# some: /usr, /etc... and a file another user owns are refused too.
+		# shellcheck disable=SC2016 # expands in the inner shell
+		same lava.results.out_under_usr_refused "$(unshare -m sh -c '
+			mount -t tmpfs -o size=64k bl /usr/local/share || exit 9
+			"$@" /usr/local/share/out.json 2>&1 >/dev/null
+			echo "$? $(ls /usr/local/share)"' sh "$py" "$lava/lava-results.py" "$tmp/lava.log")" \
+			"bindlab_results: /usr/local/share/out.json is under /usr: results are not written there
+2 "
 	else
 		tap_skip lava.results.out_under_dev_refused "no private mount namespace (unshare -m)"
 	fi
+	echo '[]' >"$tmp/theirs.json"
+	chown 65534 "$tmp/theirs.json"
+	conv out_of_another_user_refused 2 "$tmp/lava.log" "$tmp/theirs.json"
+	same lava.results.out_of_another_user_kept "$(cat "$tmp/theirs.json"; grep -c 'belongs to uid 65534' "$tmp/conv.out")" "[]
+1"
 	# A full disk (a 64k tmpfs, filled, in a private mount namespace):
 	# an error (2), the earlier OUT whole, no temporary left.
 	if unshare -m true 2>/dev/null; then
