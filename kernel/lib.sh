@@ -66,10 +66,11 @@ bl_is_uint()
 	[[ $1 =~ ^(0|[1-9][0-9]*)$ ]]
 }
 
-# Option value present and not another option: bl_need_arg OPT "$#" VALUE
+# Option value present, not empty (`-o ""` would fall back to a default
+# silently) and not another option: bl_need_arg OPT "$#" VALUE
 bl_need_arg()
 {
-	if [ "$2" -lt 2 ] || [[ $3 == -* && $3 != - ]]; then
+	if [ "$2" -lt 2 ] || [ -z "$3" ] || [[ $3 == -* && $3 != - ]]; then
 		bl_usage_error "$1 needs a value"
 	fi
 }
