@@ -283,6 +283,13 @@ FIXTURE_VARIANT_ADD(bind_conflict, uid_b_listen_port_port)
 		{ .addr = V4_LO, .opts = RP, .other_uid = true, .err = EADDRINUSE } },
 };
 
+FIXTURE_VARIANT_ADD(bind_conflict, uid_a_listen_port_port)
+{
+	.state = A_LISTEN,
+	.sk = { { .addr = V4_LO, .opts = RP, .other_uid = true },
+		{ .addr = V4_LO, .opts = RP, .err = EADDRINUSE } },
+};
+
 FIXTURE_VARIANT_ADD(bind_conflict, uid_b_listen_both_both)
 {
 	.state = A_LISTEN,

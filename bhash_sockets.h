@@ -259,6 +259,12 @@ static int a_setup(struct __test_metadata *_metadata, enum a_state state,
 	case A_LISTEN:
 		fd = sk_bound(_metadata, "A", a, PORT);
 		ASSERT_EQ(0, listen(fd, 8));
+		/*
+		 * With a connection waiting: its child joins A's port
+		 * (__inet_inherit_port()) and must not change what the
+		 * port allows. The client stays open.
+		 */
+		connect_to(_metadata, -1, fd);
 		return fd;
 	case A_CHILD:
 		return a_child(_metadata, a);
