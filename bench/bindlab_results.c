@@ -595,6 +595,10 @@ static void merge_arg(struct merge_in *in, const struct merge_opt *o)
 		if (!eq)
 			die_usage("--ktap needs NAME=FILE");
 		*eq = '\0';
+		/* NAME prefixes every test name: a program's, one word. */
+		if (!bl_case_id_valid(o->arg))
+			die_usage("--ktap: '%s' is no program name",
+				  bl_printable(o->arg));
 		c = parse_ktap(o->arg, eq + 1);
 		json_array_extend(in->tests, c);
 		json_decref(c);
