@@ -617,6 +617,11 @@ exit 2, files named -: 0"
 	else
 		tap_skip lava.results.out_under_dev_refused "no private mount namespace (unshare -m)"
 	fi
+	# Without the checker beside it (not built), no check and no write.
+	mkdir -p "$tmp/alone/lava"
+	cp "$lava/lava-results.py" "$tmp/alone/lava/"
+	"$py" "$tmp/alone/lava/lava-results.py" "$tmp/lava.log" "$tmp/alone/out.json" >/dev/null 2>"$tmp/alone.err"
+	same lava.results.no_checker_is_error "$? $(ls "$tmp/alone") $(grep -c 'bindlab_results' "$tmp/alone.err")" "2 lava 1"
 	echo '[]' >"$tmp/theirs.json"
 	chown 65534 "$tmp/theirs.json"
 	conv out_of_another_user_refused 2 "$tmp/lava.log" "$tmp/theirs.json"
