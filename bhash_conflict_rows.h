@@ -254,6 +254,18 @@ FIXTURE_VARIANT_ADD(bind_conflict, mixed_time_wait_none_none)
 	.sk = { { .addr = V4_LO }, { .addr = V4M_LO, .err = EADDRINUSE } },
 };
 
+/*
+ * A wildcard listener's child holds the address its connection came to
+ * (__inet_inherit_port() moves it to that address's bind2 bucket): the
+ * port's other addresses stay free.
+ */
+FIXTURE_VARIANT_ADD(bind_conflict, child_none_none_none_from_any)
+{
+	.state = A_CHILD,
+	.sk = { { .addr = V4_ANY }, { .addr = V4_LO2 },
+		{ .addr = V4_LO, .err = EADDRINUSE } },
+};
+
 /* SO_REUSEPORT wants one uid; TIME_WAIT and SO_REUSEADDR do not care. */
 FIXTURE_VARIANT_ADD(bind_conflict, uid_b_bound_port_port)
 {

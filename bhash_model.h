@@ -82,11 +82,25 @@ static void model_agrees(struct __test_metadata *_metadata, const char *what,
 #define MODEL_AGREES(what, want, got, why)				\
 	model_agrees(_metadata, what, want, got, why)
 
-/* A's state, in the model: bound, then listening or in TIME_WAIT. */
+/*
+ * A's state, in the model: bound, then listening or in TIME_WAIT. A child
+ * holds the address its connection came to: a wildcard listener's, the
+ * loopback address that a_child() connects to.
+ */
 static int model_a(struct bm_port *p, enum a_state state,
 		   const struct sk_spec *a, struct bm_why *why)
 {
-	int err = model_bind(p, a, 0, false, why);
+	static const char * const any_lo[][2] = {
+		{ V4_ANY, V4_LO }, { V6_ANY, V6_LO }, { V4M_ANY, V4M_LO },
+	};
+	struct sk_spec at = *a;
+	size_t i;
+	int err;
+
+	for (i = 0; state == A_CHILD && i < ARRAY_SIZE(any_lo); i++)
+		if (!strcmp(a->addr, any_lo[i][0]))
+			at.addr = any_lo[i][1];
+	err = model_bind(p, &at, 0, false, why);
 
 	if (err)
 		return err;
