@@ -378,6 +378,19 @@ static void pc_pre_refused(struct __test_metadata *_metadata,
 	close(fd);
 }
 
+/* The holder: connect() from the range's low end, which it must get. */
+static int pc_holder(struct __test_metadata *_metadata, const struct pc_row *r,
+		     const struct sockaddr_storage *dest)
+{
+	int fd, port;
+
+	bl_tcp_ts_clock_wait();
+	port = pc_get(_metadata, r, 0, dest, &fd);
+	ASSERT_EQ(r->lo, port)
+		TH_LOG("the holder's connect(): %s", bl_errname(-port));
+	return fd;
+}
+
 /* What holds the low end of the range first (enum pc_pre). */
 static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		   const struct sockaddr_storage *dest, int lfd)
@@ -408,10 +421,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 	case PC_PRE_TW_YOUNG:
 		if (r->pre == PC_PRE_TW_YOUNG)
 			pc_second_start();
-		bl_tcp_ts_clock_wait();
-		port = pc_get(_metadata, r, 0, dest, &fd);
-		ASSERT_EQ(r->lo, port)
-			TH_LOG("the holder's connect(): %s", bl_errname(-port));
+		fd = pc_holder(_metadata, r, dest);
 		err = bl_tcp_time_wait(fd, lfd, TW_WAIT_MS);
 		ASSERT_EQ(0, err) TH_LOG("closing the holder: %s", strerror(-err));
 		err = bl_tcp_wait(TCP_TIME_WAIT, r->lo, 1, TW_WAIT_MS);
@@ -427,11 +437,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		 * which tcp_twsk_unique() never lets tcp_tw_reuse take over
 		 * (the peer may still send).
 		 */
-		bl_tcp_ts_clock_wait();
-		port = pc_get(_metadata, r, 0, dest, &fd);
-		ASSERT_EQ(r->lo, port)
-			TH_LOG("the holder's connect(): %s", bl_errname(-port));
-		close(fd);
+		close(pc_holder(_metadata, r, dest));
 		err = bl_tcp_wait(TCP_FIN_WAIT2, r->lo, 1, TW_WAIT_MS);
 		ASSERT_EQ(0, err) TH_LOG("no FIN_WAIT2 on port %d", r->lo);
 		usleep(PC_TW_REUSE_WAIT_MS * 1000);

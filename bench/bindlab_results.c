@@ -1348,8 +1348,9 @@ static json_t *curve_of(json_t *c)
 static int write_curve(json_t *c, const char *dir, size_t i,
 		       struct bl_why *why)
 {
-	json_t *x = json_object_get(curve_of(c), "bound_before");
-	json_t *y = json_object_get(curve_of(c), "median_ns");
+	json_t *curve = curve_of(c);
+	json_t *x = json_object_get(curve, "bound_before");
+	json_t *y = json_object_get(curve, "median_ns");
 	size_t k, n = json_array_size(x), used, cap = 64 * (n + 4);
 	char *buf = malloc(cap), path[PATH_MAX];
 	int err;
