@@ -329,8 +329,9 @@ cmd_main() {
 		echo "run.sh: SKIP: needs root for network namespaces and sysctls" >&2
 		exit 4
 	fi
-	[ ! -e "$root" ] || [ -d "$root" ] || die_usage "--results $root is not a directory"
 	build run
+	# The one rule for where results go: never under /etc, /dev, /usr...
+	why=$("$results_tool" dest --dir -- "$root" 2>&1) || die_usage "--results: ${why#*: }"
 	# A run directory of its own, even for runs started in one second.
 	release=$(uname -r | tr -c 'A-Za-z0-9._+\n-' '_')
 	# mkdir's reason, not its own line: the refusal is one line.

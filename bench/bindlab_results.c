@@ -8,7 +8,7 @@
  *   samples RESULT.json [ROUND-FIELD]                  one case's samples
  *   median [--case ID] [--field F] [--at-most|--at-least L] RESULT.json...
  *   ktap [--xfail-from-env [--release R]] FILE...      KTAP, normalized
- *   dest FILE...                                       outputs checked
+ *   dest [--dir] NAME...                               outputs checked
  * Exit: 0 ok, 1 regression beyond --threshold, 2 bad input.
  */
 #include <errno.h>
@@ -41,7 +41,7 @@ static void print_usage(FILE *f)
 		"       %s samples RESULT.json [ROUND-FIELD]      one case's samples, one a line\n"
 		"       %s median [--case ID] [--field F] [--at-most|--at-least LIMIT] RESULT.json...\n"
 		"       %s ktap [--xfail-from-env [--release RELEASE]] FILE...\n"
-		"       %s dest FILE...                           each checked as an output, nothing written\n"
+		"       %s dest [--dir] NAME...                   each checked as an output (a directory), nothing written\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
 		"       (docs/fleets.md); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
@@ -1703,20 +1703,34 @@ static int cmd_ktap(int argc, char **argv)
 }
 
 /*
- * dest FILE...: each FILE checked as every output here is (bench/files.c,
- * docs/results.md "Files written"), nothing written: run.sh's writer asks
- * here rather than keep rules of its own.
+ * dest [--dir] NAME...: each NAME checked as every output here is
+ * (bench/files.c, docs/results.md "Files written"), nothing written; with
+ * --dir, as a directory results go in. run.sh's writer and the lab's
+ * output directories ask here rather than keep rules of their own.
  */
+static int dest_option(void *ctx, int c, const char *arg, struct bl_why *why)
+{
+	*(bool *)ctx = true;
+	return 0;
+}
+
 static int cmd_dest(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "dir", no_argument, NULL, 'd' },
+		{}
+	};
 	struct bl_why why = { "" };
+	bool dir = false;
 	int i;
 
-	argv = operands_only(&argc, argv);
-	if (argc < 2)
-		die_usage("dest needs FILE...");
-	for (i = 1; i < argc; i++)
-		if (bl_out_check(argv[i], &why))
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, dest_option, &dir, &why))
+		die_usage("%s", why.msg);
+	if (optind >= argc)
+		die_usage("dest needs NAME...");
+	for (i = optind; i < argc; i++)
+		if (dir ? bl_out_place_check(argv[i], &why) :
+			  bl_out_check(argv[i], &why))
 			die_usage("%s", why.msg);
 	return 0;
 }

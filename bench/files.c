@@ -10,7 +10,7 @@
  * and the link stays; nothing goes under the system's trees (/dev, /etc,
  * /usr...); and an output is never one of the run's inputs, however
  * spelled. The destination is checked before any work (bl_out_check(),
- * bl_out_check_inputs(), bl_out_dir_check()) so a long run cannot end in
+ * bl_out_check_inputs(), bl_out_dir_check(), bl_out_place_check()) so a long run cannot end in
  * "cannot write" and bad input leaves nothing behind; errors carry the
  * real errno. A write that the file size limit (SIGXFSZ ignored, so
  * EFBIG), a full disk or an I/O error stops is one error, and its
@@ -144,31 +144,66 @@ static int out_target(const char *path, char *real, size_t len,
 }
 
 /*
+ * A directory results go in (the lab's -o, run.sh --results): an
+ * existing one is ours and outside the system's trees; a new one is made
+ * with its parents (mkdir -p), so where the first of them would be made
+ * counts: in a writable directory outside those trees. Emptiness is the
+ * caller's to ask: run.sh --results keeps earlier runs.
+ */
+static int place(const char *path, struct bl_why *why)
+{
+	char first[PATH_MAX], up[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	const char *d;
+
+	if (!*path)
+		return bl_why_set(why, EINVAL, "empty output directory name");
+	if (strlen(path) >= sizeof(first))
+		return bl_why_set(why, ENAMETOOLONG, "%s: file name too long",
+				  bl_printable(path));
+	if (!stat(path, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return bl_why_set(why, ENOTDIR, "%s is not a directory",
+					  bl_printable(path));
+		if (!realpath(path, real))
+			return bl_why_set(why, errno, "%s: %s",
+					  bl_printable(path), strerror(errno));
+		if (system_dir(path, real, why) || owned(path, &st, why))
+			return -EPERM;
+		return 0;
+	}
+	if (errno != ENOENT)
+		return bl_why_set(why, errno, "%s: %s", bl_printable(path),
+				  strerror(errno));
+	snprintf(first, sizeof(first), "%s", path);
+	for (;;) {
+		snprintf(up, sizeof(up), "%s", first);
+		d = dirname(up);
+		if (!lstat(d, &st) || errno != ENOENT)
+			break;
+		snprintf(first, sizeof(first), "%s", d);
+	}
+	return new_name(first, real, sizeof(real), why);
+}
+
+/*
  * An output directory (BL_OUT_DIR) is filled with files of fixed names:
  * it must be new, or empty and ours and no symlink, so that no file in
  * it (a symlink to an input, say) is replaced through it.
  */
 static int out_dir(const char *path, struct bl_why *why)
 {
-	char real[PATH_MAX];
 	struct dirent *e;
 	struct stat st;
+	int err;
 	DIR *d;
 
-	if (!*path)
-		return bl_why_set(why, EINVAL, "empty output directory name");
-	if (lstat(path, &st))
-		return errno == ENOENT ? new_name(path, real, sizeof(real), why) :
-		       bl_why_set(why, errno, "%s: %s", bl_printable(path),
-				  strerror(errno));
-	if (!S_ISDIR(st.st_mode))
+	if (!lstat(path, &st) && !S_ISDIR(st.st_mode))
 		return bl_why_set(why, ENOTDIR, "%s is not a directory (symlinks are not followed)",
 				  bl_printable(path));
-	if (!realpath(path, real))
-		return bl_why_set(why, errno, "%s: %s", bl_printable(path),
-				  strerror(errno));
-	if (system_dir(path, real, why) || owned(path, &st, why))
-		return -EPERM;
+	err = place(path, why);
+	if (err || lstat(path, &st))
+		return err;
 	d = opendir(path);
 	if (!d)
 		return bl_why_set(why, errno, "%s: %s", bl_printable(path),
@@ -241,6 +276,11 @@ int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
 		     struct bl_why *why)
 {
 	return out_check(path, true, inputs, ninputs, why);
+}
+
+int bl_out_place_check(const char *path, struct bl_why *why)
+{
+	return place(path, why);
 }
 
 int bl_out_check(const char *path, struct bl_why *why)

@@ -75,6 +75,12 @@ int bl_out_check_inputs(const char *path, char *const *inputs, int ninputs,
 			struct bl_why *why);
 int bl_out_dir_check(const char *path, char *const *inputs, int ninputs,
 		     struct bl_why *why);
+/*
+ * A directory results go in, made with its parents if new: ours, and
+ * neither it nor where its first new parent goes under the system's
+ * trees. It may hold files (the caller asks for emptiness if it must).
+ */
+int bl_out_place_check(const char *path, struct bl_why *why);
 
 /*
  * The signals that could end us held (the old mask into *old) while an

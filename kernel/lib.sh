@@ -155,6 +155,19 @@ bl_check_dir()
 	rm -f "$probe"
 }
 
+# bl_dest_dir WHAT DIR: results may go in DIR, by the companion's one
+# rule (bench/files.c), asked before anything is made: never under /etc,
+# /dev, /usr..., never another user's. Writes nothing (BINDLAB_CHECK_ARGS).
+bl_dest_dir()
+{
+	local why
+
+	[ -x "$BL_REPO_DIR/bindlab_results" ] ||
+		bl_usage_error "$1: $BL_REPO_DIR/bindlab_results is not built (make -C $BL_REPO_DIR)"
+	why=$("$BL_REPO_DIR/bindlab_results" dest --dir -- "$2" 2>&1) ||
+		bl_usage_error "$1: ${why#*: }"
+}
+
 # bl_own_dir WHAT DIR [next]: this run's own output directory, in
 # BL_OWN_DIR (absolute). DIR is made now (its parents as needed), or is
 # an empty directory of ours; with "next", the first of DIR, DIR.2,
@@ -167,6 +180,7 @@ bl_own_dir()
 	local what=$1 dir=$2 next=${3:-} try n=1 fd held
 
 	[ "$dir" = / ] || dir=${dir%/}
+	bl_dest_dir "$what" "$dir"
 	mkdir -p -- "$(dirname -- "$dir")" 2> /dev/null ||
 		bl_usage_error "$what: cannot create $(dirname -- "$dir")"
 	try=$dir

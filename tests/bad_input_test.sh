@@ -42,7 +42,7 @@ while IFS='|' read -r want msg cmd; do
 	timeout -k 2 30 "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	first=$(head -n 1 "$tmp/err")
-	written=$(find "$here" /tmp /dev -maxdepth 1 -newer "$tmp/stamp" -name 'bindlab-never*' 2>/dev/null)
+	written=$(find "$here" /tmp /dev /boot -maxdepth 1 -newer "$tmp/stamp" -name 'bindlab-never*' 2>/dev/null)
 	# As root a rename over /dev/null would make it a regular file.
 	[ -c /dev/null ] || written="$written /dev/null is no longer a device"
 	if [ "$got" -eq "$want" ] && [[ "$first" == "$msg"* ]] && [ -z "$written" ]; then
