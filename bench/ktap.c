@@ -39,6 +39,9 @@
  *
  * Results: ok -> pass; not ok -> fail; SKIP -> skip (ok or not ok);
  * "not ok # error" -> fail, which the totals count as error, not fail;
+ * "not ok" after "# ERROR SPAWNING TEST CHILD" (or GRANDCHILD) since the
+ * last case -> skip: the harness could not fork it, which the totals
+ * count as fail;
  * "ok # XFAIL" -> xfail; "ok # XPASS" -> xpass; "not ok # TODO" ->
  * xfail, "ok # TODO" -> xpass; XFAIL or XPASS on a "not ok" line is a
  * failure.
@@ -70,6 +73,7 @@ struct ktap_level {
 	long next;		/* the number the next result must carry */
 	long counts[5];		/* by enum bl_ktap_result */
 	long errors;		/* of counts[BL_KTAP_FAIL]: "# error" ones */
+	long unspawned;		/* of counts[BL_KTAP_SKIP]: never forked */
 };
 
 struct ktap_parser {
@@ -80,6 +84,7 @@ struct ktap_parser {
 	size_t sub_first;	/* the first case of the nested program */
 	char *header;		/* PROG of "# selftests: DIR: PROG" */
 	char figure[512];	/* the last diagnostic that is not boilerplate */
+	bool unspawned;		/* the harness could not fork the next case */
 	long lineno;
 	bool stop;		/* an error after which nothing is read */
 	long over;		/* results past BL_KTAP_MAX_TESTS: not read */
@@ -211,6 +216,7 @@ static int add_case(struct ktap_parser *p, const char *name,
 	k->n++;
 	level_of(p)->counts[r]++;
 	p->figure[0] = '\0';
+	p->unspawned = false;
 	return 0;
 }
 
@@ -235,15 +241,16 @@ static void check_totals(struct ktap_parser *p, const char *t)
 		broken(p, "a totals line KTAP does not know");
 		return;
 	}
+	/* The harness counts a case it could not fork as failed. */
 	if (v[0] != l->counts[BL_KTAP_PASS] ||
-	    v[1] != l->counts[BL_KTAP_FAIL] - l->errors ||
+	    v[1] != l->counts[BL_KTAP_FAIL] - l->errors + l->unspawned ||
 	    v[2] != l->counts[BL_KTAP_XFAIL] || v[3] != l->counts[BL_KTAP_XPASS] ||
-	    v[4] != l->counts[BL_KTAP_SKIP] || v[5] != l->errors)
+	    v[4] != l->counts[BL_KTAP_SKIP] - l->unspawned || v[5] != l->errors)
 		broken(p, "totals pass:%ld fail:%ld xfail:%ld xpass:%ld skip:%ld error:%ld, but the results above say %ld %ld %ld %ld %ld %ld",
 		       v[0], v[1], v[2], v[3], v[4], v[5], l->counts[BL_KTAP_PASS],
-		       l->counts[BL_KTAP_FAIL] - l->errors,
+		       l->counts[BL_KTAP_FAIL] - l->errors + l->unspawned,
 		       l->counts[BL_KTAP_XFAIL], l->counts[BL_KTAP_XPASS],
-		       l->counts[BL_KTAP_SKIP], l->errors);
+		       l->counts[BL_KTAP_SKIP] - l->unspawned, l->errors);
 }
 
 /*
@@ -252,6 +259,8 @@ static void check_totals(struct ktap_parser *p, const char *t)
  */
 static void diag_line(struct ktap_parser *p, const char *d)
 {
+	if (!strncmp(d, "ERROR SPAWNING TEST ", 20))
+		p->unspawned = true;
 	if (!strncmp(d, "Totals: ", 8))
 		check_totals(p, d);
 	else if (*d && !boilerplate(d))
@@ -464,6 +473,16 @@ static void case_result(struct ktap_parser *p, bool ok, const char *name,
 	r = dir ? directive(ok, dir, &reason, &error) :
 	    ok ? BL_KTAP_PASS : BL_KTAP_FAIL;
 	level_of(p)->errors += error;
+	/*
+	 * kselftest_harness.h fails a test it could not fork (ERROR
+	 * SPAWNING TEST CHILD): the machine's limit (RLIMIT_NPROC), not the
+	 * kernel's verdict. A skip with the reason, never a pass.
+	 */
+	if (r == BL_KTAP_FAIL && !error && p->unspawned) {
+		r = BL_KTAP_SKIP;
+		reason = "the harness could not fork this test (ERROR SPAWNING TEST CHILD): a limit of the machine (RLIMIT_NPROC?), no verdict";
+		level_of(p)->unspawned++;
+	}
 	/* "unknown" is the harness's word for no reason given. */
 	if (*reason && strcmp(reason, "unknown"))
 		;
