@@ -209,7 +209,7 @@ static int parse_args(struct opts *o, int argc, char **argv,
 		.spec = { .family = BL_FAM_INET, .port = DEFAULT_PORT },
 		.rounds = 1, .buckets = DEFAULT_BUCKETS, .netns = true,
 	};
-	err = bl_getopt_each(argc, argv, ":f:p:r:w:b:j:o:qh", longopts, 0,
+	err = bl_getopt_each(argc, argv, ":f:p:r:w:b:j:o:qh", longopts, 0, NULL,
 			     parse_option, o, why);
 	if (err)
 		return err;

@@ -60,7 +60,39 @@ int bl_getopt_error(int c, char **argv, struct bl_why *why)
 struct getopt_walk {
 	char **opts, **operands;
 	int nopts, noperands;
+	const char *repeats;	/* long names of the options that repeat */
+	bool seen[256];		/* options with a value given so far */
 };
+
+/*
+ * One value an option: a second would silently win, and the run would
+ * not be the one asked for (scripts/args.sh's bl_once for the shell).
+ */
+static int once(struct getopt_walk *w, int c, const struct option *longopts,
+		struct bl_why *why)
+{
+	const char *name = NULL, *r;
+	const struct option *o;
+	size_t len;
+
+	for (o = longopts; o && o->name; o++)
+		if (o->val == c)
+			name = o->name;
+	for (r = w->repeats; name && r && *r; r += len + !!r[len]) {
+		len = strcspn(r, " ");
+		if (len == strlen(name) && !strncmp(r, name, len))
+			return 0;
+	}
+	if (!optarg || c < 0 || c > 255)
+		return 0;
+	if (!w->seen[c]) {
+		w->seen[c] = true;
+		return 0;
+	}
+	if (name)
+		return bl_why_set(why, EINVAL, "--%s given twice", name);
+	return bl_why_set(why, EINVAL, "-%c given twice", c);
+}
 
 static int getopt_walk(int argc, char **sub, const char *order,
 		       const struct option *longopts,
@@ -86,6 +118,8 @@ static int getopt_walk(int argc, char **sub, const char *order,
 			return 1;
 		err = bl_getopt_error(c, sub, why);
 		if (!err)
+			err = once(w, c, longopts, why);
+		if (!err)
 			err = opt(ctx, c, optarg, why);
 		if (err)
 			return err;
@@ -96,12 +130,14 @@ static int getopt_walk(int argc, char **sub, const char *order,
 
 int bl_getopt_each(int argc, char **argv, const char *optstring,
 		   const struct option *longopts, unsigned int flags,
+		   const char *repeats,
 		   int (*opt)(void *ctx, int c, const char *arg,
 			      struct bl_why *why),
 		   void *ctx, struct bl_why *why)
 {
-	struct getopt_walk w = { calloc(argc + 1, sizeof(char *)),
-				 calloc(argc + 1, sizeof(char *)), 1, 0 };
+	struct getopt_walk w = { .opts = calloc(argc + 1, sizeof(char *)),
+				 .operands = calloc(argc + 1, sizeof(char *)),
+				 .nopts = 1, .repeats = repeats };
 	int base = 0, stop, err, i;
 	char order[64];
 

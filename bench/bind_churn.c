@@ -221,6 +221,7 @@ static int churn_parse(struct churn_opts *o, int argc, char **argv,
 		.reuse = { 0, 1, 2 }, .nreuse = 3,
 	};
 	err = bl_getopt_each(argc, argv, ":f:n:t:R:p:d:kr:j:qh", longopts, 0,
+			     "tw-reuse",
 			     churn_option, o, why);
 	if (err)
 		return err;

@@ -54,10 +54,13 @@ int bl_getopt_error(int c, char **argv, struct bl_why *why);
  * why). 1 for -h (--help), 0 with argv permuted as GNU getopt does
  * (options first, then the operands in their order from optind on), or
  * the first error (why set: bl_getopt_error()'s wording or opt's).
+ * An option with a value is given once ("--NAME given twice"), but for
+ * those whose long names repeats lists (blank separated, NULL: none).
  */
 struct option;
 int bl_getopt_each(int argc, char **argv, const char *optstring,
 		   const struct option *longopts, unsigned int flags,
+		   const char *repeats,
 		   int (*opt)(void *ctx, int c, const char *arg,
 			      struct bl_why *why),
 		   void *ctx, struct bl_why *why);

@@ -99,7 +99,7 @@ static char **operands_only(int *argc, char **argv)
 	static const struct option none[] = { {} };
 	struct bl_why why = { "" };
 
-	if (bl_getopt_each(*argc, argv, ":", none, 0, no_option, NULL, &why))
+	if (bl_getopt_each(*argc, argv, ":", none, 0, NULL, no_option, NULL, &why))
 		die_usage("%s", why.msg);
 	*argc -= optind - 1;
 	return argv + optind - 1;
@@ -633,7 +633,9 @@ static const char *merge_args(struct merge_in *in, int argc, char **argv)
 
 	in->opts = calloc(argc, sizeof(*in->opts));
 	if (!in->opts ||
-	    bl_getopt_each(argc, argv, ":", longopts, 0, merge_option, in, &why))
+	    bl_getopt_each(argc, argv, ":", longopts, 0,
+			   "missing ktap case result lava", merge_option, in,
+			   &why))
 		die_usage("%s", *why.msg ? why.msg : "out of memory");
 	if (optind >= argc)
 		die_usage("merge needs OUT");
@@ -1198,7 +1200,7 @@ static void compare_args(struct cmp_run *r, int argc, char **argv)
 	struct bl_why why = { "" };
 	int c, sep = -1, first_after;
 
-	if (bl_getopt_each(argc, argv, ":t:m:d:j:", longopts, BL_GETOPT_SIDES,
+	if (bl_getopt_each(argc, argv, ":t:m:d:j:", longopts, BL_GETOPT_SIDES, NULL,
 			   compare_option, r, &why))
 		die_usage("%s", why.msg);
 	for (c = optind; c < argc; c++)
@@ -1573,7 +1575,7 @@ static int cmd_median(int argc, char **argv)
 	size_t i, n, total = 0;
 	int a;
 
-	if (bl_getopt_each(argc, argv, ":", longopts, 0, median_option, &o, &why))
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, NULL, median_option, &o, &why))
 		die_usage("%s", why.msg);
 	if (optind >= argc)
 		die_usage("median needs RESULT.json...");
@@ -1674,7 +1676,7 @@ static int cmd_ktap(int argc, char **argv)
 	bool xfail, bad = false;
 	int a, i;
 
-	if (bl_getopt_each(argc, argv, ":", longopts, 0, ktap_option, &o, &why))
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, NULL, ktap_option, &o, &why))
 		die_usage("%s", why.msg);
 	a = optind;
 	release = o.release;
@@ -1724,7 +1726,7 @@ static int cmd_dest(int argc, char **argv)
 	bool dir = false;
 	int i;
 
-	if (bl_getopt_each(argc, argv, ":", longopts, 0, dest_option, &dir, &why))
+	if (bl_getopt_each(argc, argv, ":", longopts, 0, NULL, dest_option, &dir, &why))
 		die_usage("%s", why.msg);
 	if (optind >= argc)
 		die_usage("dest needs NAME...");
