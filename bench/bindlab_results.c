@@ -372,6 +372,7 @@ static void add_decl(const char *arg)
 		die_usage("more than %d --case rows", BL_MAX_CASE_DECLS);
 	if (sscanf(arg, "%128s %15s %7s %7s %c", d->name, d->unit, d->better,
 		   d->verdict, &extra) != 4 || !bl_case_id_valid(d->name) ||
+	    !bl_unit_valid(d->unit) ||
 	    (strcmp(d->better, "lower") && strcmp(d->better, "higher")) ||
 	    (strcmp(d->verdict, "program") && strcmp(d->verdict, "none")))
 		die_usage("--case wants \"NAME UNIT lower|higher program|none\", not '%s'",

@@ -47,6 +47,11 @@ static bool word_ok(const char *s, size_t max, const char *extra)
 	return true;
 }
 
+bool bl_unit_valid(const char *unit)
+{
+	return word_ok(unit, 15, "/%_");
+}
+
 int bl_env_load_per_cpu(json_t *env, double *load)
 {
 	json_t *jn = json_object_get(env, "nproc");
@@ -125,7 +130,7 @@ static int check_metric(json_t *m, const char *what, struct bl_why *why)
 	if (!word_ok(name, 31, "_"))
 		return bad(why, what, "metric name is not 1-31 characters of [A-Za-z0-9_]");
 	/* Units are printed and compared: ms, conn/s, us, %... */
-	if (!word_ok(unit, 15, "/%_"))
+	if (!bl_unit_valid(unit))
 		return bad(why, what, "metric unit is not 1-15 characters of [A-Za-z0-9/%%_]");
 	if (!json_is_array(samples) || !json_array_size(samples))
 		return bad(why, what, "metric.samples is not a non-empty array");
