@@ -473,6 +473,10 @@ cmd_plot() {
 	done
 	[ $# -eq 1 ] || [ $# -eq 2 ] || die_usage "plot needs RUN.json [AFTER.json]"
 	[ -n "$prefix" ] || prefix=${1%.json}
+	# PREFIX names files: "DIR/" would write the hidden DIR/.svg.
+	case /$prefix in
+	*/ | */. | */..) die_usage "-o $prefix: PREFIX names files (PREFIX.svg), not a directory" ;;
+	esac
 	# The pictures never replace what they are drawn from.
 	for f in "$prefix.svg" "$prefix.png"; do
 		[ "$f" -ef "$1" ] || [ "$f" -ef "${2:-}" ] &&
