@@ -72,6 +72,21 @@ heartbeat() {
 	done
 }
 
+# cpu_s FILE: cpu, the CPU seconds (user + system, whole) that FILE, the
+# output of bash's times after a component, gives its children: what it
+# cost the machine, which its wall time on a loaded one does not tell.
+cpu_s() {
+	local u s
+
+	cpu=0
+	{ { read -r _ && read -r u s; } <"$1"; } 2>/dev/null || return 0
+	for u in "$u" "$s"; do
+		u=${u%s}
+		s=${u#*m}
+		cpu=$((cpu + 10#${u%%m*} * 60 + 10#${s%.*}))
+	done
+}
+
 # run_part NAME [--kernel] CMD...: run one component, report its cases.
 # --kernel: its failing cases may be verdicts on the running kernel.
 run_part() {
@@ -83,7 +98,8 @@ run_part() {
 		shift
 	fi
 	echo "== $name: $* (log: $log)"
-	"$@" >"$log" 2>&1 </dev/null &
+	# Its own times, not the lane's: a lane reaps other lanes too.
+	bash -c '"$@"; rc=$?; times >"$0"; exit $rc' "$logs/$name.times" "$@" >"$log" 2>&1 </dev/null &
 	child=$!
 	heartbeat "$name" "$log"
 	wait "$child"
@@ -105,7 +121,8 @@ run_part() {
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
 	[ "$f" -gt 0 ] && failed_parts="$failed_parts $name"
 	[ "$k" -gt 0 ] && k=", $k kernel verdicts" || k=
-	echo "== $name: exit $rc, $((SECONDS - t0)) s; $p passed, $f failed, $s skipped, $x xfail$k"
+	cpu_s "$logs/$name.times"
+	echo "== $name: exit $rc, $((SECONDS - t0)) s (CPU $cpu s); $p passed, $f failed, $s skipped, $x xfail$k"
 }
 
 # lab_proved CHECK...: each CHECK is an "ok" (not SKIP) line of the lab.
