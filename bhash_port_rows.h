@@ -54,6 +54,12 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect)
 { .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
 	   .sk_lo = 40010, .sk_hi = 40013, .ok = 4, .err = EADDRNOTAVAIL } };
 
+/* Under IP_LOCAL_PORT_RANGE connect() starts at either parity. */
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect_any_parity)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40999, PC_CONNECT),
+	   .sk_lo = 40000, .sk_hi = 40999, .ok = PC_MAX_OPS, .pref = PC_MIXED,
+	   .pref_n = PC_MAX_OPS } };
+
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect_odd_range)
 { .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
 	   .sk_lo = 40010, .sk_hi = 40012, .ok = 3, .err = EADDRNOTAVAIL } };
@@ -159,6 +165,15 @@ FIXTURE_VARIANT_ADD(port_choice, v6_connect_exhausts)
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40001, PC_CONNECT),
 	   .pre = PC_PRE_BOUND, .ok = 1, .err = EADDRNOTAVAIL } };
+
+/* Another port's bucket in the low end's bhash chain: not this port's. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_not_chain)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .pre = PC_PRE_BHASH_CHAIN, .ok = 1, .err = EADDRNOTAVAIL } };
+/* The port's bucket made by connect(), then a bind() joined it. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_joined)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, RA, 40000, 40000, PC_CONNECT),
+	   .pre = PC_PRE_JOINED, .err = EADDRNOTAVAIL } };
 
 /* A refused bind() to the holder's wildcard, then the holder closed. */
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_released)
