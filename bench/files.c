@@ -168,6 +168,9 @@ static int place(const char *path, struct bl_why *why)
 		if (!realpath(path, real))
 			return bl_why_set(why, errno, "%s: %s",
 					  bl_printable(path), strerror(errno));
+		if (!strcmp(real, "/"))
+			return bl_why_set(why, EPERM, "%s is the root directory: results are not written there",
+					  bl_printable(path));
 		if (system_dir(path, real, why) || owned(path, &st, why))
 			return -EPERM;
 		return 0;
@@ -177,6 +180,13 @@ static int place(const char *path, struct bl_why *why)
 				  strerror(errno));
 	snprintf(first, sizeof(first), "%s", path);
 	for (;;) {
+		/* Once made, "x/.." is where x is: /tmp/new/../../etc is /etc. */
+		snprintf(up, sizeof(up), "%s", first);
+		d = basename(up);
+		if (!strcmp(d, "..") || !strcmp(d, "."))
+			return bl_why_set(why, EINVAL,
+					  "%s: a new directory is named without . or ..",
+					  bl_printable(path));
 		snprintf(up, sizeof(up), "%s", first);
 		d = dirname(up);
 		if (!lstat(d, &st) || errno != ENOENT)
