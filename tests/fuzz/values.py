@@ -185,7 +185,9 @@ def outdir_cases(fix):
            ("/dev/null", "path-device"), ("/dev/bindlab-fuzz.d", "path-device"),
            ("/proc/self/bindlab-fuzz", "path-proc"), ("/sys/bindlab-fuzz", "path-sys"),
            (fix + "/dangling", "path-dangling"), ("", "empty"),
-           (fix + "/" + "x" * 300, "over-long")]
+           (fix + "/" + "x" * 300, "over-long"),
+           # Made, a new directory's ".." is its parent's: refused.
+           (fix + "/new-%d/../x" % next(_names), "path-dotdot")]
     cases += [Case(v, False, t) for v, t in bad]
     cases.append(Case(fix + "/rodir/x", False, "path-read-only", wrap=NO_DAC))
     return cases
