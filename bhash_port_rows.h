@@ -184,6 +184,11 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_shares_port)
 { .row = { PC(BL_P_C_SHARES, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .ndest = 2, .ok = 2, .err = EADDRNOTAVAIL } };
 
+/* A port two connect()s share: a bind() meets each of them. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_shares_port_bind)
+{ .row = { PC(BL_P_C_SHARES, V4_LO, RA, 40000, 40000, PC_BIND_DOWN),
+	   .port = 40000, .pre = PC_PRE_SHARED, .ndest = 2, .err = EADDRINUSE } };
+
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_bind_no_port)
 { .row = { PC(BL_P_C_NO_PORT, V4_LO, 0, 40000, 40007, PC_NO_PORT),
 	   .ok = 4, .pref = PC_EVEN, .pref_n = 4 } };

@@ -85,6 +85,7 @@ enum pc_pre {
 	PC_PRE_REFUSED,		/* bound, a bind() to its wildcard refused, closed */
 	PC_PRE_BHASH_CHAIN,	/* 0.0.0.0 bound to low + 2^k: its bhash chain */
 	PC_PRE_JOINED,		/* connect()ed, a bind() joined, the first reset */
+	PC_PRE_SHARED,		/* two connect()s share it, SO_REUSEADDR the second */
 };
 
 /*
@@ -337,8 +338,8 @@ static int pc_listeners(struct __test_metadata *_metadata, const struct pc_row *
 	int n = r->ndest ? r->ndest : 1, i;
 	socklen_t len;
 
-	for (i = 0; i < n && r->op != PC_BIND0 && r->op != PC_BIND_DOWN &&
-	     r->op != PC_REBIND; i++) {
+	for (i = 0; i < n && (r->ndest || (r->op != PC_BIND0 &&
+	     r->op != PC_BIND_DOWN && r->op != PC_REBIND)); i++) {
 		lfd[i] = listener(_metadata, r->peer ? r->peer : r->sk.addr,
 				  PORT_PEER + i);
 		ASSERT_EQ(0, listen(lfd[i], PC_BACKLOG));
@@ -420,6 +421,27 @@ static void pc_pre_joined(struct __test_metadata *_metadata,
 	close(fd);
 }
 
+/*
+ * Two connect()s share the low end, to two listeners: the first socket
+ * without SO_REUSEADDR, the second with it. One bind2 bucket holds both,
+ * so a bind() with SO_REUSEADDR there still meets the first.
+ */
+static void pc_pre_shared(struct __test_metadata *_metadata,
+			  const struct pc_row *r,
+			  const struct sockaddr_storage *dest)
+{
+	struct sk_spec s = r->sk;
+	int i, fd, err;
+
+	for (i = 0; i < 2; i++) {
+		s.opts = i ? RA : 0;
+		fd = sk_open(_metadata, &s);
+		err = bl_tcp_connect(fd, &dest[i], PC_CONNECT_MS);
+		ASSERT_EQ(0, err) TH_LOG("connect() %d: %s", i + 1, bl_errname(-err));
+		ASSERT_EQ(r->lo, bl_sock_port(fd));
+	}
+}
+
 /* What holds the low end of the range first (enum pc_pre). */
 static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		   const struct sockaddr_storage *dest, int lfd)
@@ -437,6 +459,9 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		return;
 	case PC_PRE_JOINED:
 		pc_pre_joined(_metadata, r, dest);
+		return;
+	case PC_PRE_SHARED:
+		pc_pre_shared(_metadata, r, dest);
 		return;
 	case PC_PRE_CHAIN:
 		s.addr = V4_ANY;
