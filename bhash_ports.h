@@ -421,6 +421,17 @@ static void pc_pre_joined(struct __test_metadata *_metadata,
 	close(fd);
 }
 
+/* 0.0.0.0 bound to low + 2^k: whatever the bhash's size, one shares its chain. */
+static void pc_pre_bhash_chain(struct __test_metadata *_metadata,
+			       const struct pc_row *r)
+{
+	struct sk_spec s = { .addr = V4_ANY };
+	int port;
+
+	for (port = r->lo + PC_BHASH_MIN; port <= 65535; port += port - r->lo)
+		sk_bound(_metadata, "a bhash chain's other port", &s, port);
+}
+
 /*
  * Two connect()s share the low end, to two listeners: the first socket
  * without SO_REUSEADDR, the second with it. One bind2 bucket holds both,
@@ -451,11 +462,7 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 
 	switch (r->pre) {
 	case PC_PRE_BHASH_CHAIN:
-		s.addr = V4_ANY;
-		s.opts = 0;
-		for (port = r->lo + PC_BHASH_MIN; port <= 65535;
-		     port += port - r->lo)
-			sk_bound(_metadata, "a bhash chain's other port", &s, port);
+		pc_pre_bhash_chain(_metadata, r);
 		return;
 	case PC_PRE_JOINED:
 		pc_pre_joined(_metadata, r, dest);
