@@ -108,14 +108,15 @@ run_part() {
 	: >"$logs/$name.verdicts"
 	awk -v counts="$logs/$name.counts" -v logfile="$log" \
 		-v detectors="$det" -v verdicts="$logs/$name.verdicts" \
-		-f "$here/tests/tap_report.awk" "$log"
+		-f "$here/tests/tap_report.awk" "$log" | tee "$logs/$name.report"
 	read -r p f s x k <"$logs/$name.counts"
 	# A kselftest's exit 1 means a case failed; its cases say which.
 	# Any other non-zero exit but 4 (a whole-component SKIP) is a
 	# failure of its own: a crash, a timeout, a broken script.
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && ! { [ "$rc" -eq 1 ] && [ $((f + k)) -gt 0 ]; }; then
 		f=$((f + 1))
-		echo "  not ok $name # exit $rc with no failing case to explain it; last lines of $log:"
+		echo "  not ok $name # exit $rc with no failing case to explain it; last lines of $log:" |
+			tee -a "$logs/$name.report"
 		tail -n 20 "$log" | sed 's/^/  | /'
 	fi
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) xfail=$((xfail + x))
@@ -310,6 +311,10 @@ echo
 kernel_report
 known_bug_report
 [ "$xfail" -gt 0 ] && echo "xfail: $xfail declared known regressions (counted as passed)"
+# The failing cases again, last: a CI page that keeps only the tail of
+# this output still names them.
+grep -h '^  not ok' "$logs"/*.report 2>/dev/null | grep -v '# kernel verdict' |
+	head -n 20 | sed 's/^  /failed: /'
 [ -n "$failed_parts" ] && echo "failed components:$(tr ' ' '\n' <<<"$failed_parts" | sort -u | tr '\n' ' ')"
 echo "check: $((pass + xfail)) passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
