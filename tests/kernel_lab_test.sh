@@ -543,17 +543,21 @@ check ab.ran "$(elapsed "$ab") s, $boots boot(s) x $rounds rounds, $sockets sock
 sed 's/^/# /' "$ab_log" 2> /dev/null
 
 # A bind scan per bind shows as a large total and a rising per-bind cost.
+# The totals' ratio at 8000 sockets is 100-190x under TCG but 35-60x on
+# hardware and KVM (and in the fix's own table, 125-210x at 16000): the
+# claim is 20x, twice the control's band below, with margin on both.
+claim=20
 for c in "reuseaddr same" "reuseport alternate"; do
 	read -r sm smin smax sn <<< "$(stats totals "$c" stock)"
 	read -r fm fmin fmax fn <<< "$(stats totals "$c" fixed)"
-	name=ab.${c/ /_}.fixed_50x_faster
+	name=ab.${c/ /_}.fixed_${claim}x_faster
 	if [ -z "${sm:-}" ] || [ -z "${fm:-}" ]; then
 		not_ok "$name" "no rounds" "$ab/runs/*/output.log"
 		continue
 	fi
 	ratio=$(awk -v a="$sm" -v b="$fm" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
 	check "$name" "stock $sm ms ($smin..$smax, n=$sn), fixed $fm ms ($fmin..$fmax, n=$fn), ${ratio}x" \
-		"$ab/runs/*/output.log" fcmp "$sm >= 50 * $fm && $smin > $fmax"
+		"$ab/runs/*/output.log" fcmp "$sm >= $claim * $fm && $smin > $fmax"
 	read -r sg _ _ _ <<< "$(stats growth "$c" stock)"
 	read -r fg _ _ _ <<< "$(stats growth "$c" fixed)"
 	check "ab.${c/ /_}.growth" "median growth stock $sg, fixed $fg" \
@@ -563,7 +567,7 @@ done
 # Same-address SO_REUSEPORT takes the fast path with or without the fix.
 # No claim of a speed-up: per-bind cost stays flat on both kernels (growth
 # is a ratio inside one round, immune to host drift), and the totals stay
-# within 10x of each other, against >= 50x for the cases above. Under TCG
+# within 10x of each other, against >= 20x for the cases above. Under TCG
 # the stock kernel is 2-4x slower here (STRICT instead of ANY fastreuseport
 # compares addresses on every bind: O(1), but not free), so a 2x band fails.
 c="reuseport same"
@@ -591,7 +595,7 @@ for c in "reuseaddr same" "reuseport alternate"; do
 	v=$(verdict "$c")
 	x=0
 	[[ $v =~ ^([0-9.]+)x\ faster$ ]] && x=${BASH_REMATCH[1]}
-	check "ab.compare.${c/ /_}" "compare: ${v:-no row}" "$ab_log" fcmp "$x >= 50"
+	check "ab.compare.${c/ /_}" "compare: ${v:-no row}" "$ab_log" fcmp "$x >= $claim"
 done
 v=$(verdict "reuseport same")
 check ab.compare.reuseport_same "compare: ${v:-no row}" "$ab_log" \
