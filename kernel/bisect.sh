@@ -6,9 +6,6 @@
 # and answer with the exit code git bisect understands.
 
 set -eEuo pipefail
-# A mistyped `git bisect run` must abort the bisect, not mark commits bad.
-# shellcheck disable=SC2034 # read by lib.sh
-BL_USAGE_EXIT=128
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh

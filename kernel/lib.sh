@@ -4,7 +4,13 @@
 # Shared helpers of the kernel lab scripts (build.sh, vm.sh, ab.sh,
 # bisect.sh and tests/kernel_lab_test.sh). Sourced, never run.
 
-BINDLAB_CACHE=${BINDLAB_CACHE:-$HOME/.cache/bindlab}
+# Empty with HOME unset: bl_check_dir refuses it, in the script's exit code.
+BINDLAB_CACHE=${BINDLAB_CACHE:-${HOME:+$HOME/.cache/bindlab}}
+# A usage error's exit code is the script's, never from the environment:
+# under `git bisect run` a mistyped step must abort the bisect (128), not
+# mark commits bad.
+BL_USAGE_EXIT=2
+[ "$(basename -- "$0")" != bisect.sh ] || BL_USAGE_EXIT=128
 # Builds and VMs share two cores with timing-sensitive benchmarks.
 BINDLAB_NICE=${BINDLAB_NICE:-19}
 BL_KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,13 +45,15 @@ bl_log()
 	echo "$BL_PROG: $*" >&2
 }
 
-# Bad command line: one line, exit 2 (bisect.sh overrides BL_USAGE_EXIT).
+# Bad command line: one line, exit 2 (bisect.sh: 128).
 bl_usage_error()
 {
 	# Every word may come from an argument or the environment: escaped.
 	echo "$BL_PROG: $(bl_esc "$*") (see --help)" >&2
-	exit "${BL_USAGE_EXIT:-2}"
+	exit "$BL_USAGE_EXIT"
 }
+
+[ -n "$BINDLAB_CACHE" ] || bl_usage_error "HOME is unset: set BINDLAB_CACHE"
 
 bl_die()
 {
@@ -148,6 +156,7 @@ bl_check_dir()
 {
 	local what=$1 dir=$2 probe
 
+	bl_dest_dir "$what" "$dir"
 	mkdir -p "$dir" 2> /dev/null || bl_usage_error "$what: cannot create $dir"
 	[ -O "$dir" ] || bl_usage_error "$what: $dir belongs to another user ($(stat -c %U "$dir"))"
 	probe=$(mktemp "$dir/.bindlab-probe.XXXXXX" 2> /dev/null) ||

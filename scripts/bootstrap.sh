@@ -52,7 +52,9 @@ need_linux_source() {
 ksft_cache() {
 	local here cache
 	here=$(cd "$(dirname "$0")/.." && pwd)
-	cache=${BINDLAB_CACHE:-$HOME/.cache/bindlab}/ksft
+	cache=${BINDLAB_CACHE:-${HOME:+$HOME/.cache/bindlab}}
+	[ -n "$cache" ] || { echo "bootstrap: HOME is unset: set BINDLAB_CACHE" >&2; exit 2; }
+	cache=$cache/ksft
 	[ -f "$here/../../lib.mk" ] || [ -n "${KDIR:-}${KSFT_DIR:-}" ] && return 0
 	[ -f "$cache/tools/testing/selftests/lib.mk" ] && return 0
 	echo "bootstrap: unpacking the kselftest harness into $cache" >&2

@@ -12,6 +12,15 @@ set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 DEST" >&2; exit 2; }
 dest=$1
+# DEST is replaced whole: only a cache this script made (its SOURCE file
+# and harness), never a directory that holds anything else.
+if [ -e "$dest" ] || [ -L "$dest" ]; then
+	if [ -L "$dest" ] || [ ! -f "$dest/SOURCE" ] ||
+		[ ! -f "$dest/tools/testing/selftests/lib.mk" ]; then
+		echo "ksft-headers: $(bl_esc "$dest") exists and is no harness cache of ours: not replaced" >&2
+		exit 2
+	fi
+fi
 
 # Prefer 6.12: its harness has XFAIL support and it is the kernel the
 # kernel lab builds. Any other linux-source works for the headers.

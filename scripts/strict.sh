@@ -29,7 +29,9 @@ bl_num() {
 # lib/parse.c's bl_printable(): control bytes and bytes above 0x7e as
 # \xNN, a backslash as \\, cut past 200 bytes.
 bl_esc() {
-	awk -v s="${1:0:200}" -v cut=$((${#1} > 200)) 'BEGIN {
+	# ENVIRON, not -v: awk -v would read "\n" in the text as a newline.
+	BL_ESC_S=${1:0:200} awk -v cut=$((${#1} > 200)) 'BEGIN {
+		s = ENVIRON["BL_ESC_S"]
 		for (i = 0; i < 256; i++) ord[sprintf("%c", i)] = i
 		for (i = 1; i <= length(s); i++) {
 			c = substr(s, i, 1)
