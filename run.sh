@@ -276,6 +276,9 @@ bench() {
 	else
 		missing+=(--missing "$name=fail:exit $rc: ${why:-no result}")
 		echo "run.sh: $name failed (exit $rc): $why" >&2
+		# 2: the program refused its arguments (the table's) or could
+		# not write: no measurement, and nothing the kernel did.
+		[ $rc -ne 2 ] || errors+=("$name: ${why:-exit 2}")
 	fi
 	rm -f -- "$err" "$json.out"
 }
@@ -305,7 +308,7 @@ room() {
 
 cmd_main() {
 	local full=0 root=$here/results dir release rc json name why out
-	local inputs=() missing=() progs=() ktaps=()
+	local inputs=() missing=() progs=() ktaps=() errors=()
 	# Options only, no operands: nothing to reorder ("--" is refused).
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -363,6 +366,10 @@ cmd_main() {
 	for json in "${inputs[@]}"; do
 		[ "$json" = --result ] || rm -f -- "${json#*=}"
 	done
+	if [ ${#errors[@]} -gt 0 ]; then
+		echo "${red}error: ${errors[0]} (of ${#errors[@]}): an error of the table or the machine, not of the kernel: no verdict ($dir/results.json)${plain}"
+		return 2
+	fi
 
 	# summary's last line is the verdict, in its words: it stays last.
 	echo
