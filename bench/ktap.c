@@ -15,7 +15,8 @@
  * of this reader (exit 2), never a broken plan: no verdict rests on it.
  *   result   := ("ok" | "not ok") " " NUM " " [ "- " ] NAME [ " #" [ " " DIRECTIVE ] [ reason ] ]
  *             | ("ok" | "not ok") " " NUM " #" " " DIRECTIVE [ reason ]
- *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO | error   (any case)
+ *   DIRECTIVE:= SKIP | XFAIL | XPASS | TODO | error   (any case; the
+ *               first four as prefixes: "SKIPPED:" is SKIP; "NAME #SKIP")
  *   diag     := "#" [ " " text ]
  *   totals   := "# Totals: pass:P fail:F xfail:X xpass:Y skip:S error:E"
  *
@@ -309,23 +310,43 @@ static void plan_line(struct ktap_parser *p, struct ktap_level *lv,
  * The directive of "NAME # DIRECTIVE reason": its result, reason set;
  * *error for kselftest's "error", a failure its totals count apart.
  */
+static const char * const directive_words[] = { "SKIP", "XFAIL", "XPASS",
+						"TODO", "error" };
+
+/*
+ * The directive word d starts with, as an index of directive_words, or
+ * ARRAY_SIZE(directive_words). As TAP's readers and kunit.py take them,
+ * the first four match as prefixes in any case ("# SKIPPED: why" is a
+ * skip, never a pass); kselftest's "error" is a word of its own.
+ */
+static size_t directive_word(const char *d, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(directive_words); i++) {
+		*len = strlen(directive_words[i]);
+		if (!strncasecmp(d, directive_words[i], *len) &&
+		    (i < 4 || !d[*len] || d[*len] == ' '))
+			break;
+	}
+	return i;
+}
+
 static enum bl_ktap_result directive(bool ok, const char *d,
 				     const char **reason, bool *error)
 {
-	static const char * const words[] = { "SKIP", "XFAIL", "XPASS", "TODO",
-					       "error" };
 	size_t i, len;
 
 	d += strspn(d, " ");
 	*reason = d;
-	for (i = 0; i < ARRAY_SIZE(words); i++) {
-		len = strlen(words[i]);
-		if (!strncasecmp(d, words[i], len) &&
-		    (!d[len] || d[len] == ' '))
-			break;
+	i = directive_word(d, &len);
+	if (i < ARRAY_SIZE(directive_words)) {
+		/* The rest of the word and a colon are no part of the reason. */
+		d += len;
+		while ((*d >= 'A' && *d <= 'Z') || (*d >= 'a' && *d <= 'z'))
+			d++;
+		*reason = d + strspn(d, ": ");
 	}
-	if (i < ARRAY_SIZE(words))
-		*reason = d + strlen(words[i]) + strspn(d + strlen(words[i]), " ");
 	switch (i) {
 	case 0:
 		return BL_KTAP_SKIP;
@@ -354,6 +375,7 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 {
 	const char *s;
 	char *hash;
+	size_t len;
 	long n;
 
 	/* "ok" or "not ok", maybe bare: never read past the line's end. */
@@ -394,7 +416,10 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 		*name = *copy + strlen(*copy);
 	} else {
 		hash = strstr(*copy, " #");
-		if (hash && (hash[2] == ' ' || !hash[2])) {
+		/* "NAME #SKIP why" too: its word right after the '#'. */
+		if (hash && (hash[2] == ' ' || !hash[2] ||
+			     directive_word(hash + 2, &len) <
+			     ARRAY_SIZE(directive_words))) {
 			*hash = '\0';
 			*dir = hash + 2;
 		}

@@ -130,8 +130,9 @@ theirs() {
 # kunit.py reads three things otherwise: "not ok # TODO" is its failure
 # (TAP's expected failure), "1..0 # SKIP" is its error "0 tests run", and
 # kselftest.h's results without a name ("ok 1 # SKIP why") are crashes;
-# a test the harness could not fork is its failure, our skip.
-kunit_differs=" todo skip_all ksft_unnamed unspawned "
+# a test the harness could not fork is its failure, our skip; a directive
+# in lower case or right after the '#' is its pass, our skip or xfail.
+kunit_differs=" todo skip_all ksft_unnamed unspawned skip_spellings_loose "
 
 kunit_corpus() {
 	local py f name a b
