@@ -579,6 +579,11 @@ cmd_import_lava() {
 		lavas+=(--lava "$tmp/lava.json")
 	fi
 	bl_case_decls "${BL_CASE_NAMES[@]}"
+	# A job that ran none of a kselftest's cases lists it, failing.
+	read -ra progs <<<"$(ksft_programs)"
+	for p in "${progs[@]}"; do
+		lavas+=(--program "$p")
+	done
 	own "$results_tool" merge "$out" "${BL_CASE_DECLS[@]}" "${lavas[@]}"
 }
 

@@ -33,7 +33,8 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s merge OUT [--case ROW]... [--result NAME=FILE]... [--lava FILE]...\n"
-		"                [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [RESULT.json]...\n"
+		"                [--ktap NAME=FILE]... [--missing NAME=skip|fail:WHY]... [--program PROG]...\n"
+		"                [RESULT.json]...\n"
 		"       %s summary RUN.json\n"
 		"       %s compare [--threshold PCT] [--min-change PCT] [--drift PCT] [--json OUT]\n"
 		"                BEFORE.json AFTER.json | BEFORE.json... -- AFTER.json...\n"
@@ -44,7 +45,8 @@ static void print_usage(FILE *f)
 		"       %s dest [--dir] NAME...                   each checked as an output (a directory), nothing written\n"
 		"merge: --case \"NAME UNIT lower|higher program|none\": a row of the case table;\n"
 		"       --result NAME=FILE: FILE's one result is that case; --lava FILE: LAVA results\n"
-		"       (docs/fleets.md); --missing NAME=skip:REASON|fail:REASON: a planned case with no result\n"
+		"       (docs/fleets.md); --missing NAME=skip:REASON|fail:REASON: a planned case with no result;\n"
+		"       --program PROG: a kselftest the inputs must hold a result of (else PROG ktap.plan fails)\n"
 		"ktap: each FILE's cases as \"RESULT [PROGRAM/]NAME\" (pass fail skip xfail xpass), then\n"
 		"      \"plan ok\" or \"plan broken\" (why on stderr); --xfail-from-env applies BINDLAB_XFAIL\n"
 		"      and BINDLAB_XFAIL_FILE (the file's kernel column against RELEASE, default uname -r)\n"
@@ -171,6 +173,18 @@ static bool planned_missing(json_t *tests, const char *name)
 	json_array_foreach(tests, i, t)
 		if (!strcmp(bl_json_str(t, "program"), "benchmark") &&
 		    !strcmp(bl_json_str(t, "test"), name))
+			return true;
+	return false;
+}
+
+/* Has any entry of tests program's name? */
+static bool program_seen(json_t *tests, const char *program)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t)
+		if (!strcmp(bl_json_str(t, "program"), program))
 			return true;
 	return false;
 }
@@ -539,6 +553,7 @@ static void plain_result(const char *path, json_t *cases, json_t *tests,
 struct merge_in {
 	json_t *cases, *tests, *inputs;
 	json_t *lava;		/* the --lava paths, each imported */
+	json_t *programs;	/* --program: each must have a result */
 	struct merge_opt {
 		int c;
 		char *arg;	/* a copy: the readers cut it at its '=' */
@@ -547,7 +562,8 @@ struct merge_in {
 	int first;		/* argv's first RESULT.json */
 };
 
-enum { MERGE_MISSING = 256, MERGE_KTAP, MERGE_CASE, MERGE_RESULT, MERGE_LAVA };
+enum { MERGE_MISSING = 256, MERGE_KTAP, MERGE_CASE, MERGE_RESULT, MERGE_LAVA,
+       MERGE_PROGRAM };
 
 /* An option, kept for when OUT has been checked and the declarations read. */
 static int merge_option(void *ctx, int c, const char *arg, struct bl_why *why)
@@ -615,6 +631,12 @@ static void merge_arg(struct merge_in *in, const struct merge_opt *o)
 		if (json_array_append_new(in->lava, json_string(o->arg)))
 			die_usage("--lava: the path is not UTF-8");
 		break;
+	case MERGE_PROGRAM:
+		if (!bl_case_id_valid(o->arg))
+			die_usage("--program: '%s' is no program name",
+				  bl_printable(o->arg));
+		json_array_append_new(in->programs, json_string(o->arg));
+		break;
 	}
 }
 
@@ -627,6 +649,7 @@ static const char *merge_args(struct merge_in *in, int argc, char **argv)
 		{ "case", required_argument, NULL, MERGE_CASE },
 		{ "result", required_argument, NULL, MERGE_RESULT },
 		{ "lava", required_argument, NULL, MERGE_LAVA },
+		{ "program", required_argument, NULL, MERGE_PROGRAM },
 		{}
 	};
 	struct bl_why why = { "" };
@@ -635,7 +658,7 @@ static const char *merge_args(struct merge_in *in, int argc, char **argv)
 	in->opts = calloc(argc, sizeof(*in->opts));
 	if (!in->opts ||
 	    bl_getopt_each(argc, argv, ":", longopts, 0,
-			   "missing ktap case result lava", merge_option, in,
+			   "missing ktap case result lava program", merge_option, in,
 			   &why))
 		die_usage("%s", *why.msg ? why.msg : "out of memory");
 	if (optind >= argc)
@@ -652,7 +675,8 @@ static const char *merge_args(struct merge_in *in, int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
 	struct merge_in in = { .cases = json_array(), .tests = json_array(),
-			       .inputs = json_array(), .lava = json_array() };
+			       .inputs = json_array(), .lava = json_array(),
+			       .programs = json_array() };
 	struct bl_why why = { "" };
 	json_t *run, *c, *env;
 	const char *out;
@@ -682,6 +706,13 @@ static int cmd_merge(int argc, char **argv)
 			json_array_append_new(in.tests,
 				test_entry("benchmark", decls[i].name, "fail",
 					   "not in the LAVA job"));
+	/* So is a kselftest that no input holds a result of. */
+	json_array_foreach(in.programs, i, c)
+		if (!program_seen(in.tests, json_string_value(c)))
+			json_array_append_new(in.tests,
+				test_entry(json_string_value(c), "ktap.plan", "fail",
+					   "no result of this kselftest in the input"));
+	json_decref(in.programs);
 	json_array_foreach(in.cases, i, c)
 		store_verdict(c, decl_of(bl_json_str(c, "case")));
 	/* An import describes the LAVA device, not this machine. */

@@ -134,6 +134,14 @@ class OnceLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+# Numbers stay text until measurement() reads them as C does: YAML 1.1
+# would read 1_0 (plain, or after a "!" tag) as 10, and 0x10 as 16.
+OnceLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers
+            if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
 def load_yaml(text, where, first_line=None):
     """YAML with every key once (OnceLoader); a YAMLError when it does
     not parse."""
@@ -404,9 +412,16 @@ def check_pages(pages):
                   % (", ".join(p for p, _, _ in pages), got, " or ".join(counts)))
 
 
+# C's decimal notation only: float() also takes "1_0", blanks and other
+# scripts' digits ("\u0663" is 3), which the host's parsers refuse.
+C_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+
+
 def measurement(where, value):
     """A finite float, from LAVA's string or number (never a bool)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise Bad("%s: measurement %s is no number" % (where, shown(value)))
+    if isinstance(value, str) and not C_NUMBER.match(value):
         raise Bad("%s: measurement %s is no number" % (where, shown(value)))
     try:
         v = float(value)

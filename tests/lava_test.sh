@@ -578,9 +578,17 @@ sys.exit(0 if got == want else "%r" % got)
 	sed '3s/, "result".*//' "$tmp/lava.log" >"$tmp/cut.log"
 	refused_naming cut_record_refused "cut.log:3: a results record that does not parse" "$tmp/cut.log"
 	sed '3s/! "24.648"/! "nan"/' "$tmp/lava.log" >"$tmp/nan.log"
-	refused_naming nan_refused "nan.log:3: measurement 'nan' is not finite" "$tmp/nan.log"
+	refused_naming nan_refused "nan.log:3: measurement 'nan' is no number" "$tmp/nan.log"
 	sed '3s/! "24.648"/! "fast"/' "$tmp/lava.log" >"$tmp/word.log"
 	refused_naming word_measurement_refused "word.log:3: measurement 'fast' is no number" "$tmp/word.log"
+	# C's numbers only: Python's float() reads "1_0" as 10, another
+	# script's digits as ours and blanks as nothing.
+	sed '3s/! "24.648"/! "2_4.648"/' "$tmp/lava.log" >"$tmp/us.log"
+	refused_naming underscore_measurement_refused "us.log:3: measurement '2_4.648' is no number" "$tmp/us.log"
+	sed '3s/! "24.648"/! "\\u0662\\u0664"/' "$tmp/lava.log" >"$tmp/digits.log"
+	refused_naming other_digits_refused "digits.log:3: measurement" "$tmp/digits.log"
+	sed '3s/! "24.648"/! " 24.648"/' "$tmp/lava.log" >"$tmp/blank.log"
+	refused_naming blank_measurement_refused "blank.log:3: measurement ' 24.648' is no number" "$tmp/blank.log"
 	sed '2s/"result": "pass"/"result": "passed"/' "$tmp/lava.log" >"$tmp/res.log"
 	refused_naming unknown_result_refused "res.log:2: result 'passed'" "$tmp/res.log"
 	sed '2s/"case": "a.b.c", //' "$tmp/lava.log" >"$tmp/nocase.log"
@@ -927,6 +935,13 @@ sys.exit(0 if cases == want and len(run["tests"]) == 13 else "%r, %d tests" % (c
 	rc=0
 	"$here/bindlab_results" summary "$tmp/three-run.json" >"$tmp/out" 2>&1 || rc=$?
 	same lava.import.no_benchmark_is_no_pass "$rc $(grep -c 'FAIL .*not in the LAVA job' "$tmp/out")" "1 7"
+	# A kselftest that no record names is listed too (--program), failing.
+	"$here/bindlab_results" merge "$tmp/prog-run.json" "${decls[@]}" --program p \
+		--program bind_fastreuse --lava "$tmp/three.json" 2>"$tmp/err"
+	rc=0
+	"$here/bindlab_results" summary "$tmp/prog-run.json" >"$tmp/out" 2>&1 || rc=$?
+	same lava.import.kselftest_not_run_fails \
+		"$rc $(grep -c 'FAIL .*bind_fastreuse\.ktap\.plan: no result of this kselftest' "$tmp/out")" "1 1"
 	"$here/bindlab_results" merge "$out" "${decls[@]}" --lava "$tmp/rest.json" 2>"$tmp/err"
 	check lava.import.kselftest_sh_job "$py" -c '
 import json, sys
