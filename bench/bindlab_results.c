@@ -562,8 +562,10 @@ struct merge_in {
 	int first;		/* argv's first RESULT.json */
 };
 
-enum { MERGE_MISSING = 256, MERGE_KTAP, MERGE_CASE, MERGE_RESULT, MERGE_LAVA,
-       MERGE_PROGRAM };
+enum {
+	MERGE_MISSING = 256, MERGE_KTAP, MERGE_CASE, MERGE_RESULT, MERGE_LAVA,
+	MERGE_PROGRAM
+};
 
 /* An option, kept for when OUT has been checked and the declarations read. */
 static int merge_option(void *ctx, int c, const char *arg, struct bl_why *why)
