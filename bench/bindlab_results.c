@@ -254,38 +254,52 @@ static void no_copy(json_t *seen, json_t *key, const char *path)
 
 /*
  * The kernel a file measured: each case's own (bind_bench writes it where
- * it ran, a VM's guest say), or, with no case, the file's. Rounds of two
- * kernels pooled, or listed as one run, would be one kernel's figures:
- * refused; compare is for two kernels. A file that names none (LAVA's)
- * is no evidence either way.
+ * it ran, a VM's guest say), or, for a case without one or a file with no
+ * case, the file's. Rounds of two kernels pooled, or listed as one run,
+ * would be one kernel's figures: refused (merge: one kernel a run file;
+ * compare: one kernel a side). A file that names none (LAVA's) is no
+ * evidence either way.
  */
-static void same_kernel(json_t *env, const char *path)
+struct kernel_seen {
+	const char *rule;	/* the refusal's last words */
+	char kernel[1024], from[PATH_MAX];
+};
+
+static void same_kernel(struct kernel_seen *ks, json_t *env, const char *path)
 {
-	static char kernel[1024], from[PATH_MAX];
 	const char *r = bl_json_str(env, "kernel_release");
 
 	if (!*r)
 		return;
 	r = bl_printable(r);
-	if (!*kernel) {
-		snprintf(kernel, sizeof(kernel), "%s", r);
-		snprintf(from, sizeof(from), "%s", path);
-	} else if (strcmp(r, kernel)) {
-		die_usage("%s holds results of kernel %s, %s of kernel %s: one kernel a run file (compare them instead)",
-			  from, kernel, path, r);
+	if (!*ks->kernel) {
+		snprintf(ks->kernel, sizeof(ks->kernel), "%s", r);
+		snprintf(ks->from, sizeof(ks->from), "%s", path);
+	} else if (strcmp(r, ks->kernel)) {
+		die_usage("%s holds results of kernel %s, %s of kernel %s: %s",
+			  ks->from, ks->kernel, path, r, ks->rule);
 	}
 }
 
-static void one_kernel(json_t *in, json_t *cases, const char *path)
+static void one_kernel(struct kernel_seen *ks, json_t *in, json_t *cases,
+		       const char *path)
 {
-	json_t *c;
+	json_t *c, *env;
 	size_t i;
 
-	json_array_foreach(cases, i, c)
-		same_kernel(json_object_get(c, "env"), path);
+	json_array_foreach(cases, i, c) {
+		env = json_object_get(c, "env");
+		if (!*bl_json_str(env, "kernel_release"))
+			env = json_object_get(in, "env");
+		same_kernel(ks, env, path);
+	}
 	if (!json_array_size(cases))
-		same_kernel(json_object_get(in, "env"), path);
+		same_kernel(ks, json_object_get(in, "env"), path);
 }
+
+static struct kernel_seen merged_kernel = {
+	.rule = "one kernel a run file (compare them instead)",
+};
 
 /* A stored verdict's weight: the pooled case keeps the worst. */
 static int verdict_rank(json_t *c)
@@ -490,7 +504,7 @@ static json_t *declared_result(char *arg, json_t *inputs)
 			  bl_json_str(m, "better"), d->name,
 			  bl_case_measure(d->name), d->unit, d->better);
 	no_copy(inputs, copy_key(in, cases), eq + 1);
-	one_kernel(in, cases, eq + 1);
+	one_kernel(&merged_kernel, in, cases, eq + 1);
 	json_decref(cases);
 	json_object_set(c, "program_case", json_object_get(c, "case"));
 	json_object_set_new(c, "case", json_string(d->name));
@@ -539,7 +553,7 @@ static void plain_result(const char *path, json_t *cases, json_t *tests,
 	json_t *in = load_or_die(path), *c = bl_run_cases(in), *more;
 
 	no_copy(inputs, copy_key(in, c), path);
-	one_kernel(in, c, path);
+	one_kernel(&merged_kernel, in, c, path);
 	add_cases(cases, c);
 	/* A copy: the key no_copy() keeps holds the file's tests as read. */
 	more = json_deep_copy(json_object_get(in, "tests"));
@@ -1086,8 +1100,11 @@ struct side {
 	size_t n;
 };
 
-static void side_load(struct side *s, char **paths, size_t n)
+/* rule: what a second kernel on this side breaks (struct kernel_seen). */
+static void side_load(struct side *s, const char *rule, char **paths,
+		      size_t n)
 {
+	struct kernel_seen ks = { .rule = rule };
 	size_t i;
 
 	s->paths = paths;
@@ -1099,6 +1116,7 @@ static void side_load(struct side *s, char **paths, size_t n)
 	for (i = 0; i < n; i++) {
 		s->files[i] = load_or_die(paths[i]);
 		s->cases[i] = bl_run_cases(s->files[i]);
+		one_kernel(&ks, s->files[i], s->cases[i], paths[i]);
 	}
 }
 
@@ -1254,8 +1272,10 @@ static void compare_args(struct cmp_run *r, int argc, char **argv)
 		die_usage("%s", why.msg);
 	if (r->json_out && !strcmp(r->json_out, "-"))
 		bl_stdout_machine();
-	side_load(&r->before, argv + optind, sep - optind);
-	side_load(&r->after, argv + first_after, argc - first_after);
+	side_load(&r->before, "one kernel a side (BEFORE)", argv + optind,
+		  sep - optind);
+	side_load(&r->after, "one kernel a side (AFTER)", argv + first_after,
+		  argc - first_after);
 	no_file_twice(&r->before, &r->after);
 }
 

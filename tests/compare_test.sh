@@ -206,6 +206,13 @@ CRAFT_ENV='{"kernel_release": "6.12.0"}' craft "$tmp/k1.json" 0.1.0 2 slower:tot
 CRAFT_ENV='{"kernel_release": "6.18.0"}' craft "$tmp/k2.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
 bad "merge: two kernels' runs are refused" "k1.json holds results of kernel 6.12.0, .*k2.json of kernel 6.18.0: one kernel a run file" \
 	"$here/bindlab_results" merge "$tmp/never.json" "$tmp/k1.json" "$tmp/k2.json"
+bad "compare: two kernels on one side are refused" "k1.json holds results of kernel 6.12.0, .*k2.json of kernel 6.18.0: one kernel a side (BEFORE)" \
+	"${cmp[@]}" --json "$tmp/never.json" "$tmp/k1.json" "$tmp/k2.json" -- "$tmp/run4.json" "$tmp/run1.json"
+# A case with no environment of its own measured its file's kernel.
+CRAFT_FILE_ENV='{"kernel_release": "6.12.0"}' craft "$tmp/f1.json" 0.1.0 2 slower:total_ms:lower:100:$base
+CRAFT_FILE_ENV='{"kernel_release": "6.18.0"}' craft "$tmp/f2.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
+bad "merge: cases without an env of two files' kernels are refused" "f1.json holds results of kernel 6.12.0, .*f2.json of kernel 6.18.0: one kernel a run file" \
+	"$here/bindlab_results" merge "$tmp/never.json" "$tmp/f1.json" "$tmp/f2.json"
 bad "bad drift floor" "out of range" "${cmp[@]}" --drift -5 "$tmp/before.json" "$tmp/after.json"
 bad "bad threshold" "is not a number" "${cmp[@]}" --threshold ten "$tmp/before.json" "$tmp/after.json"
 bad "unknown compare flag" "unknown option --bogus" "${cmp[@]}" --bogus "$tmp/before.json" "$tmp/after.json"

@@ -315,6 +315,6 @@ known_bug_report
 # this output still names them.
 grep -h '^  not ok' "$logs"/*.report 2>/dev/null | grep -v '# kernel verdict' |
 	head -n 20 | sed 's/^  /failed: /'
-[ -n "$failed_parts" ] && echo "failed components:$(tr ' ' '\n' <<<"$failed_parts" | sort -u | tr '\n' ' ')"
+[ -n "${failed_parts// }" ] && echo "failed components:$(tr ' ' '\n' <<<"$failed_parts" | sort -u | tr '\n' ' ')"
 echo "check: $((pass + xfail)) passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
