@@ -252,8 +252,12 @@ static int by_runs(const struct bl_cmp_side *before,
 	if (err == -EDOM)
 		snprintf(row->skipped, sizeof(row->skipped),
 			 "a run's median is not above 0: no ratio");
-	if (!err)
+	if (!err) {
 		err = bl_welch(lb, before->n, la, after->n, CMP_ALPHA, &w);
+		if (err == -EDOM)
+			snprintf(row->skipped, sizeof(row->skipped),
+				 "each side's runs have equal medians: no spread to test a change against");
+	}
 	if (!err) {
 		for (i = 0; i < before->n; i++)
 			mb += lb[i] / before->n;

@@ -44,14 +44,13 @@ int bl_welch(const double *a, size_t na, const double *b, size_t nb,
 	sb = vb / nb;
 	w->diff = mb - ma;
 	w->se = sqrt(sa + sb);
-	if (w->se == 0) {
-		/* Identical values within each side: no spread to test against. */
-		w->df = na + nb - 2;
-		w->t = w->diff ? copysign(INFINITY, w->diff) : 0;
-		w->p = w->diff ? 0 : 1;
-		w->lo = w->hi = w->diff;
-		return 0;
-	}
+	/*
+	 * Identical values within each side: no spread to test a change
+	 * against, so no p-value (t would be infinite, p 0: a claim no
+	 * statistic backs).
+	 */
+	if (w->se == 0)
+		return -EDOM;
 	w->df = (sa + sb) * (sa + sb) /
 		(sa * sa / (na - 1) + sb * sb / (nb - 1));
 	w->t = w->diff / w->se;

@@ -208,6 +208,14 @@ bad "merge: two kernels' runs are refused" "k1.json holds results of kernel 6.12
 	"$here/bindlab_results" merge "$tmp/never.json" "$tmp/k1.json" "$tmp/k2.json"
 bad "compare: two kernels on one side are refused" "k1.json holds results of kernel 6.12.0, .*k2.json of kernel 6.18.0: one kernel a side (BEFORE)" \
 	"${cmp[@]}" --json "$tmp/never.json" "$tmp/k1.json" "$tmp/k2.json" -- "$tmp/run4.json" "$tmp/run1.json"
+# Runs whose medians agree exactly within each side leave Welch's t no
+# spread: no p-value, so no claim (it was p = 0, "1.20x slower").
+craft "$tmp/e1.json" 0.1.0 2 eq:total_ms:lower:100:5,5,5,4,6
+craft "$tmp/e2.json" 0.1.0 2 eq:total_ms:lower:100:5,5,5,4.5,6
+craft "$tmp/e3.json" 0.1.0 2 eq:total_ms:lower:100:6,6,6,4,7
+craft "$tmp/e4.json" 0.1.0 2 eq:total_ms:lower:100:6,6,6,4.5,7
+bad "compare: equal run medians on each side claim nothing" "nothing compared" \
+	"${cmp[@]}" --json "$tmp/never.json" "$tmp/e1.json" "$tmp/e2.json" -- "$tmp/e3.json" "$tmp/e4.json"
 # A case with no environment of its own measured its file's kernel.
 CRAFT_FILE_ENV='{"kernel_release": "6.12.0"}' craft "$tmp/f1.json" 0.1.0 2 slower:total_ms:lower:100:$base
 CRAFT_FILE_ENV='{"kernel_release": "6.18.0"}' craft "$tmp/f2.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2

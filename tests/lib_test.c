@@ -102,6 +102,7 @@ TEST(welch_known_values)
 {
 	const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 4, 6, 8, 10 };
 	const double c[] = { 10.0, 10.4, 9.7 }, d[] = { 12.1, 11.8, 12.5, 12.2 };
+	const double e[] = { 2, 2 }, f[] = { 3, 3 };
 	struct bl_welch w;
 
 	ASSERT_EQ(0, bl_welch(a, 5, b, 5, 0.05, &w));
@@ -116,6 +117,8 @@ TEST(welch_known_values)
 	EXPECT_TRUE(NEAR(w.diff - w.lo, 2.8115608442970289 * w.se, 1e-7));
 	/* One value a side has no spread to estimate. */
 	EXPECT_EQ(-EINVAL, bl_welch(a, 1, b, 5, 0.05, &w));
+	/* Nor have equal values: no p-value, never p = 0. */
+	EXPECT_EQ(-EDOM, bl_welch(e, 2, f, 2, 0.05, &w));
 }
 
 TEST(growth_and_curve)
