@@ -355,6 +355,12 @@ static void below_floor(const struct bl_cmp_opts *opts, double floor,
 			 1 + floor / 100);
 }
 
+/* A ratio a double holds, and its inverse ("Nx faster") too. */
+static bool ratio_fits(double r)
+{
+	return r > 0 && isfinite(r) && isfinite(1 / r);
+}
+
 int bl_compare_case(const struct bl_cmp_side *before,
 		    const struct bl_cmp_side *after,
 		    const struct bl_cmp_opts *opts, struct bl_cmp_row *row)
@@ -371,6 +377,14 @@ int bl_compare_case(const struct bl_cmp_side *before,
 		err = by_rounds(before, after, row);
 	if (err)
 		return err < 0 ? err : 0;
+	/* Samples 1e-300 apart from 1e15 overflow a ratio or its inverse. */
+	if (!ratio_fits(row->ratio) || !ratio_fits(row->ratio_lo) ||
+	    !ratio_fits(row->ratio_hi)) {
+		snprintf(row->skipped, sizeof(row->skipped),
+			 "the ratio of its medians is beyond a double (%g / %g)",
+			 row->after, row->before);
+		return 0;
+	}
 	if (row->method == BL_CMP_ROUNDS)
 		floor = fmax(floor, ((1 + opts->drift_pct / 100) *
 				     fmax(1, row->load) - 1) * 100);

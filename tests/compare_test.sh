@@ -216,6 +216,12 @@ craft "$tmp/e3.json" 0.1.0 2 eq:total_ms:lower:100:6,6,6,4,7
 craft "$tmp/e4.json" 0.1.0 2 eq:total_ms:lower:100:6,6,6,4.5,7
 bad "compare: equal run medians on each side claim nothing" "nothing compared" \
 	"${cmp[@]}" --json "$tmp/never.json" "$tmp/e1.json" "$tmp/e2.json" -- "$tmp/e3.json" "$tmp/e4.json"
+# Samples the run file takes, (0, 1e15], whose ratio a double does not:
+# not compared, never "0.0000 ... infx faster".
+craft "$tmp/tiny.json" 0.1.0 2 far:total_ms:lower:100:1e-300,2e-300,3e-300,4e-300,5e-300
+craft "$tmp/huge.json" 0.1.0 2 far:total_ms:lower:100:1e15,9e14,8e14,7e14,6e14
+bad "compare: a ratio beyond a double claims nothing" "nothing compared" \
+	"${cmp[@]}" --json "$tmp/never.json" "$tmp/huge.json" "$tmp/tiny.json"
 # A case with no environment of its own measured its file's kernel.
 CRAFT_FILE_ENV='{"kernel_release": "6.12.0"}' craft "$tmp/f1.json" 0.1.0 2 slower:total_ms:lower:100:$base
 CRAFT_FILE_ENV='{"kernel_release": "6.18.0"}' craft "$tmp/f2.json" 0.1.0 2 slower:total_ms:lower:100:40,40.8,39.6,40.4,39.2,41.2
