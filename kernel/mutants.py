@@ -54,6 +54,7 @@ import os
 import re
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 
@@ -333,10 +334,33 @@ def function_mutants(lines, first, last):
     return out
 
 
+def dest(path, directory=False):
+    """path may be written (a directory made and filled), by the one
+    writer's rule, bindlab_results dest (bench/files.c): never under
+    /etc, /usr, /dev..., never another user's; its reason, else die."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                        'bindlab_results')
+    try:
+        r = subprocess.run([tool, 'dest'] + (['--dir'] if directory else []) +
+                           ['--', path], capture_output=True, text=True,
+                           errors='replace', check=False)
+    except OSError as e:
+        die('%s: %s (make builds it)' % (tool, e.strerror or e))
+    if r.returncode:
+        die((r.stderr.strip().splitlines() or ['%s refused' % path])[0]
+            .split(': ', 1)[-1])
+
+
 def gen(tree, outdir):
+    # The tree read first: a bad one leaves nothing behind.
+    targets = derive(tree)
+    dest(outdir, directory=True)
+    # Its own directory: patches of an earlier run would mix with these.
+    if os.path.isdir(outdir) and os.listdir(outdir):
+        die('%s is not empty: gen writes into a new or empty directory'
+            % outdir)
     os.makedirs(os.path.join(outdir, 'patches'), exist_ok=True)
     per_func = []
-    targets = derive(tree)
     for path, func, reach_first, via in targets:
         with open(os.path.join(tree, path), encoding='utf-8',
                   errors='replace') as f:
@@ -449,7 +473,33 @@ ID = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\.L([1-9][0-9]*)\.([a-z_]+)'
                 r'(?:\.(?:[2-9]|[1-9][0-9]+))?')
 
 
-def check_row(r, tree):
+# What gen and mutate.sh write in a row, each key's one meaning; the
+# operators line_mutants() and function_mutants() make.
+KEYS = {'id', 'file', 'function', 'line', 'operator', 'original', 'mutated',
+        'first', 'via', 'verdict', 'killed_by', 'build_s', 'boot_s',
+        'verdict_s', 'stages', 'programs', 'tree', 'clock', 'argument'}
+OPERATORS = {'negate', 'cond_true', 'cond_false', 'drop', 'drop_call',
+             'swap_and_or', 'off_by_one', 'flip_arg'}
+# A killed_by names a program of the collection, or vm (the guest gave
+# no result: a panic, a hang), then the test.
+KILLER = re.compile(r'([a-z_][a-z0-9_]*):[!-~]+')
+# Seconds no build, boot or verdict takes (mutate.sh's budget is hours).
+MAX_S = 1e6
+
+
+def programs():
+    """The collection's programs, as the Makefile lists them."""
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+    try:
+        out = subprocess.run(['make', '-s', '--no-print-directory', '-C', repo,
+                              'print-programs'], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError) as e:
+        die('cannot list the programs (make print-programs): %s' % e)
+    return set(out[0].split()) if out else set()
+
+
+def check_row(r, tree, progs):
     """Why row r of a table is not one the table can hold, or None."""
     if not isinstance(r, dict):
         return 'a row that is no object'
@@ -483,9 +533,24 @@ def check_row(r, tree):
     if (r['verdict'] == 'killed') != bool(kb):
         return '%s: %s, killed by %s' % (mid, r['verdict'],
                                          ','.join(kb) or 'nothing')
+    for x in kb:
+        m = KILLER.fullmatch(x)
+        if not m or m.group(1) not in progs | {'vm'}:
+            return '%s: killed by %r, no test of the collection' % (mid, x)
+    if set(r) - KEYS:
+        return '%s: unknown keys %s' % (mid, ', '.join(sorted(set(r) - KEYS)))
+    if r.get('operator') not in OPERATORS:
+        return '%s: operator %r is none of gen\'s' % (mid, r.get('operator'))
+    f = r.get('file')
+    if f not in FILES:
+        return '%s: file %r is none of the lab\'s' % (mid, f)
+    if line > 1000000:
+        return '%s: line %d is past any source file' % (mid, line)
     for k in NUMS:
-        if not (is_num(r.get(k)) and 0 <= r[k] < float('inf')):
+        if not (is_num(r.get(k)) and 0 <= r[k] <= MAX_S):
             return '%s: %s is %r, not a number of seconds' % (mid, k, r.get(k))
+    if r['stages'] not in (1, 2):
+        return '%s: stages is %r, not 1 or 2' % (mid, r['stages'])
     for k in ('file', 'original', 'mutated', 'programs', 'argument'):
         if not isinstance(r.get(k, ''), str):
             return '%s: %s is no text' % (mid, k)
@@ -518,8 +583,9 @@ def load_table(path, missing_ok=False):
     if t['mutants'] and not ab.get('tree'):
         die('table %s: rows, but no "about" tree' % path)
     seen = set()
+    progs = programs() if t['mutants'] else set()
     for r in t['mutants']:
-        why = check_row(r, ab.get('tree'))
+        why = check_row(r, ab.get('tree'), progs)
         if why:
             die('table %s: %s' % (path, why))
         if r['id'] in seen:
@@ -592,7 +658,7 @@ def record(table, manifest, mid, pairs):
                 die('%s is no number: %s' % (k, row[k]))
     row['killed_by'] = [x for x in row.get('killed_by', '').split(',') if x]
     row['tree'] = t['about']['tree']
-    why = check_row(row, t['about']['tree'])
+    why = check_row(row, t['about']['tree'], programs())
     if why:
         die(why)
     old = [x for x in t['mutants'] if x['id'] == mid]
@@ -612,14 +678,21 @@ def argue(table, mid, text):
         die('%s: no survivor %s' % (table, mid))
     rows[0]['verdict'] = 'equivalent'
     rows[0]['argument'] = text
-    why = check_row(rows[0], t['about'].get('tree'))
+    why = check_row(rows[0], t['about'].get('tree'), programs())
     if why:
         die(why)
     write_table(table, t)
 
 
+def txt_of(table):
+    """The text table beside the JSON one."""
+    return re.sub(r'\.json$', '', table) + '.txt'
+
+
 def write_table(table, t):
     """The JSON table, then its text table, each written whole."""
+    for path in (table, txt_of(table)):
+        dest(path)
     write_json(table, t)
     write_text(table, t)
 
@@ -641,7 +714,7 @@ def write_text(table, t):
                 v = '%.1f' % v
             cells.append(str(v) if v != '' else '-')
         lines.append('\t'.join(cells))
-    write_file(re.sub(r'\.json$', '', table) + '.txt', '\n'.join(lines) + '\n')
+    write_file(txt_of(table), '\n'.join(lines) + '\n')
 
 
 def about(table, pairs):
@@ -692,6 +765,11 @@ def summary(table):
            (0 if r.get('clock') == 'virtual' else r['verdict_s'])
            for r in built if r.get('stages') == 1 and 'build_s' in r]
     print('cycle (stage 1 only): %s' % spread(cyc))
+    # No mutant judged: nothing measured, no score (bindlab_results' 4).
+    if not judged:
+        print('score: none: no mutant was killed or survived')
+        return 4
+    return 0
 
 
 def main(argv):
@@ -718,7 +796,7 @@ def main(argv):
     elif cmd == 'about' and len(args) >= 2:
         about(args[0], args[1:])
     elif cmd == 'summary' and len(args) == 1:
-        summary(args[0])
+        return summary(args[0])
     elif cmd == 'done' and len(args) == 1:
         for r in load_table(args[0])['mutants']:
             print(r['id'])

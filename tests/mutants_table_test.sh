@@ -19,15 +19,15 @@ mutants() { timeout -k 2 60 python3 "$here/kernel/mutants.py" "$@"; }
 
 # A manifest of two mutants and a valid table of both.
 cat >"$tmp/manifest.json" <<'JSON'
-[{"id": "f.L10.negate", "file": "net/ipv4/x.c", "function": "f", "line": 10,
+[{"id": "f.L10.negate", "file": "net/ipv4/inet_connection_sock.c", "function": "f", "line": 10,
   "operator": "negate", "original": "if (a)", "mutated": "if (!(a))"},
- {"id": "f.L12.drop", "file": "net/ipv4/x.c", "function": "f", "line": 12,
+ {"id": "f.L12.drop", "file": "net/ipv4/inet_connection_sock.c", "function": "f", "line": 12,
   "operator": "drop", "original": "continue;", "mutated": ";"}]
 JSON
 good=$tmp/good.json
 mutants about "$good" kernel=6.12.1 tree=abc1234 project=p0 &&
 	mutants record "$good" "$tmp/manifest.json" f.L10.negate verdict=killed \
-		killed_by=prog:t.one build_s=1 boot_s=2 verdict_s=3 stages=1 &&
+		killed_by=bind_bhash_test:t.one build_s=1 boot_s=2 verdict_s=3 stages=1 &&
 	mutants record "$good" "$tmp/manifest.json" f.L12.drop verdict=survived \
 		build_s=1 boot_s=2 verdict_s=3 stages=2
 if mutants summary "$good" >"$tmp/out" 2>"$tmp/err" &&
@@ -35,6 +35,15 @@ if mutants summary "$good" >"$tmp/out" 2>"$tmp/err" &&
 	tap_ok "a valid table gives its score"
 else
 	tap_not_ok "a valid table gives its score" "$(cat "$tmp/out" "$tmp/err")"
+fi
+# No mutant killed or survived: nothing measured, no score, exit 4.
+mutants about "$tmp/none-judged.json" kernel=6.12.1 tree=abc1234 project=p0
+rc=0
+mutants summary "$tmp/none-judged.json" >"$tmp/out" 2>&1 || rc=$?
+if [ "$rc" = 4 ] && grep -q '^score: none' "$tmp/out"; then
+	tap_ok "a table with nothing judged has no score (exit 4)"
+else
+	tap_not_ok "a table with nothing judged has no score (exit 4)" "exit $rc" "$(cat "$tmp/out")"
 fi
 
 # Each corrupt table: NAME, then the Python that turns the good table t
@@ -72,6 +81,15 @@ cases = {
     'killed_by_padded_name': row(0, killed_by=['prog:t.one ']),
     'killed_by_comma': row(0, killed_by=['prog:t.one,prog:t.two']),
     'killed_by_control': row(0, killed_by=['prog:t\x01']),
+    'killed_by_no_program': row(0, killed_by=['nosuchprog:zz.yy']),
+    'killed_by_no_test': row(0, killed_by=['bind_bhash_test:']),
+    'unknown_key': row(0, extra=1),
+    'operator_unknown': row(0, id='f.L10.frob', operator='frob'),
+    'file_outside': row(0, file='../../etc/passwd'),
+    'file_not_mutated': row(0, file='net/ipv4/tcp.c'),
+    'line_huge': row(0, id='f.L%d.negate' % 10**30, line=10**30),
+    'build_s_huge': row(0, build_s=1e308),
+    'stages_three': row(0, stages=3),
     'duplicate_id': dict(good, mutants=good['mutants'] + [good['mutants'][0]]),
     'other_tree_row': row(0, tree='fff0000'),
     'row_without_tree': drop(0, 'tree'),
@@ -161,7 +179,7 @@ for f in "$tmp"/bad/*.json; do
 	refused "done refuses $name" "$f" "done" "$f"
 	# A row the good table takes: refused for the table alone.
 	refused "record refuses $name" "$f" record "$f" "$tmp/manifest.json" \
-		f.L12.drop verdict=killed killed_by=prog:t "${times[@]}"
+		f.L12.drop verdict=killed killed_by=bind_bhash_test:t "${times[@]}"
 	n=$((n + 1))
 done
 echo "# $n corrupt tables"
@@ -348,6 +366,9 @@ if mutants gen "$fake" "$tmp/gen" >/dev/null 2>"$tmp/err" &&
 else
 	tap_not_ok "gen of the fake tree" "$(cat "$tmp/err")" "$(find "$tmp/gen" -name "*.patch" | head -n 5)"
 fi
+# gen writes a new or empty directory only: patches of an earlier gen
+# would be mixed with these.
+refused "gen refuses a directory that holds files" "$tmp/gen/mutants.json" gen "$fake" "$tmp/gen"
 # A line of code with a tab in it (before a comment) is one line of
 # text in the table: gen's "original" is recorded, not refused.
 if mutants about "$tmp/gen/t.json" tree=t0 2>"$tmp/err" &&
