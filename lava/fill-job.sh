@@ -39,4 +39,7 @@ job=$(sed -e "s|{{ KERNEL_URL }}|$(esc "$2")|g" -e "s|{{ RAMDISK_URL }}|$(esc "$
 if printf '%s\n' "$job" | grep -v '^ *#' | grep -q '{{'; then
 	die "$1: a placeholder other than KERNEL_URL, RAMDISK_URL, TESTDEF_URL"
 fi
-printf '%s\n' "$job"
+# A job not delivered (stdout closed, full, or a pipe nobody reads) is an
+# error of the call, in one line: EPIPE, not SIGPIPE's silent 141.
+trap '' PIPE
+printf '%s\n' "$job" 2>/dev/null || die "stdout: the job could not be written"
