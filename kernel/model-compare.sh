@@ -32,7 +32,7 @@ options:
   -h, --help            this text
 output: the side-by-side list; OUT keeps model.ktap and wildcard.ktap.
 exit: 0 when every bind_wildcard failure is flagged by bind_model_test too,
-  1 when one is not, 2 usage, else vm.sh's or build.sh's status
+  1 when one is not, 2 usage, 4 no 6.12 source, else vm.sh's or build.sh's status
 example (Debian's 6.1, unpacked into a cache directory):
   $BL_PROG -t ~/.cache/bindlab/linux-6.1 -n stock-6.1
 EOF
@@ -63,9 +63,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"
-bl_want_uint --depth "$depth" 1
 bl_want_uint --timeout "$timeout" 1
+# bind_model_test's own range for BINDLAB_MODEL_DEPTH.
+bl_num "$depth" 1 4 || bl_usage_error "--depth wants 1, 2, 3 or 4, not '$depth'"
+# The globs go into the guest's command in single quotes.
+case $xfail in *\'*) bl_usage_error "--xfail: a quote in '$xfail'" ;; esac
 [ -n "$kernel" ] || [ -n "$tree" ] || bl_usage_error "--kernel or --tree is required"
+[ -z "$kernel" ] || [ -z "$tree" ] || bl_usage_error "--kernel or --tree, not both"
+[ -z "$kernel" ] || [ -f "$kernel" ] || bl_usage_error "--kernel: no file $kernel"
+# No bind_wildcard.c to compare with: the machine lacks a package (4).
+if [ ! -f "$BINDLAB_CACHE/upstream/net/bind_wildcard.c" ] && [ ! -f "$source" ]; then
+	bl_log "SKIP: no $source (apt-get install linux-source-6.12)"
+	exit 4
+fi
 
 upstream=$BINDLAB_CACHE/upstream
 
