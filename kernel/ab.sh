@@ -122,7 +122,7 @@ for k in "$1" "$2"; do
 	bl_kbuild_path BINDLAB_CACHE "$BINDLAB_CACHE"
 done
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
-[ -z "$out" ] || bl_dest_dir --out "$out"
+[ -z "$out" ] || bl_dest_dir --out "$out" empty
 # The command line checked, nothing made or booted yet (as lava.sh).
 [ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || exit 0
 

@@ -22,11 +22,10 @@ check_server_args()
 		[ ${#kernels[@]} -eq 1 ] || bl_usage_error "one --kernel without --server (lava-run runs one job)"
 		return 0
 	fi
-	case $server in
-	http://?*|https://?*) ;;
-	*) bl_usage_error "--server wants the server's http:// or https:// URL, not '$server'" ;;
-	esac
-	case $server in *[\ \'\"\\@]*) bl_usage_error "--server: a blank, quote, backslash or @ in '$server'" ;; esac
+	# A host, maybe a port and a path of URL characters: it goes into
+	# lavacli's config and the jobs' URLs, never a shell word.
+	[[ $server =~ ^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[-A-Za-z0-9._~/%]*)?$ ]] ||
+		bl_usage_error "--server wants the server's http:// or https:// URL (host[:port][/path]), not '$server'"
 	server=${server%/}
 	server=${server%/RPC2}/
 	[ -z "$identity" ] || [ -z "$user$token" ] || bl_usage_error "--identity, or --user with --token: not both"
@@ -37,8 +36,8 @@ check_server_args()
 	esac
 	if [ -n "$artifacts" ]; then
 		case $artifacts in
-		http://?*|https://?*|file:///*) ;;
-		*) bl_usage_error "--artifacts wants an http://, https:// or file:/// URL" ;;
+		http://[A-Za-z0-9]*|https://[A-Za-z0-9]*|file:///*) ;;
+		*) bl_usage_error "--artifacts wants an http://HOST, https://HOST or file:/// URL" ;;
 		esac
 		case $artifacts in *[[:space:][:cntrl:]\'\"\\\|]*) bl_usage_error "--artifacts: a blank, control character, quote, backslash or | in '$artifacts'" ;; esac
 	elif [ -z "${BL_LAVA_ENTER:-}" ]; then

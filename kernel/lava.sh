@@ -131,7 +131,7 @@ done
 for v in "$test_env" "$test_name"; do
 	case $v in *\'*) bl_usage_error "a quote in '$v'" ;; esac
 done
-[ -z "$out" ] || bl_dest_dir --out "$out"
+[ -z "$out" ] || bl_dest_dir --out "$out" empty
 # kernel/lava-server.sh checks its LAVA-ARGS so, before it starts a server.
 [ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || exit 0
 

@@ -164,9 +164,11 @@ bl_check_dir()
 	rm -f "$probe"
 }
 
-# bl_dest_dir WHAT DIR: results may go in DIR, by the companion's one
-# rule (bench/files.c), asked before anything is made: never under /etc,
-# /dev, /usr..., never another user's. Writes nothing (BINDLAB_CHECK_ARGS).
+# bl_dest_dir WHAT DIR [empty]: results may go in DIR, by the companion's
+# one rule (bench/files.c), asked before anything is made: never under
+# /etc, /dev, /usr..., never another user's; with "empty", an existing
+# DIR holds nothing (bl_own_dir's rule, asked early: BINDLAB_CHECK_ARGS).
+# Writes nothing.
 bl_dest_dir()
 {
 	local why
@@ -175,6 +177,8 @@ bl_dest_dir()
 		bl_usage_error "$1: $BL_REPO_DIR/bindlab_results is not built (make -C $BL_REPO_DIR)"
 	why=$("$BL_REPO_DIR/bindlab_results" dest --dir -- "$2" 2>&1) ||
 		bl_usage_error "$1: ${why#*: }"
+	[ "${3:-}" != empty ] || [ ! -d "$2" ] || [ -z "$(ls -A -- "$2" 2> /dev/null)" ] ||
+		bl_usage_error "$1: $2 already holds files (an earlier run's?): give a new or empty directory"
 }
 
 # bl_own_dir WHAT DIR [next]: this run's own output directory, in
