@@ -136,7 +136,11 @@ check_case()
 		bl_usage_error "--case $bcase: $case_id"
 	[ -n "$threshold" ] ||
 		bl_usage_error "--case needs --threshold (in $(bl_case_field "$bcase" unit))"
-	[[ $threshold =~ ^[0-9]+(\.[0-9]+)?$ ]] || bl_usage_error "--threshold wants a number"
+	# At most 15 digits before the point: bindlab_results median takes
+	# limits up to 1e15, and refusing later, after a build and a boot,
+	# would read as "no result to judge".
+	[[ $threshold =~ ^[0-9]{1,15}(\.[0-9]+)?$ ]] ||
+		bl_usage_error "--threshold wants a number from 0 to 999999999999999, not '$threshold'"
 }
 
 # harness_names PROG: every test of a kselftest as "FIXTURE VARIANT TEST"
