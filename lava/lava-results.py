@@ -384,6 +384,9 @@ def read_input(path):
         except yaml.YAMLError as exc:
             raise Bad("%s: neither JSON nor YAML (%s)" % (
                 path, (str(exc).splitlines() or [""])[0]))
+    # An empty file is YAML's null; [] or {} hold no record either.
+    if data is None or data == [] or data == {}:
+        raise Bad("%s: no LAVA record in it (an empty file, list or mapping)" % path)
     page = data.get("results") if isinstance(data, dict) else data
     for i, rec in enumerate(page if isinstance(page, list) else []):
         check_job_ended("%s: record %d" % (path, i + 1), rec)

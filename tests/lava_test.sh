@@ -587,6 +587,12 @@ sys.exit(0 if got == want else "%r" % got)
 	refused_naming underscore_measurement_refused "us.log:3: measurement '2_4.648' is no number" "$tmp/us.log"
 	sed '3s/! "24.648"/! "\\u0662\\u0664"/' "$tmp/lava.log" >"$tmp/digits.log"
 	refused_naming other_digits_refused "digits.log:3: measurement" "$tmp/digits.log"
+	# Nothing in it: an error naming the file, never a traceback or an
+	# import of nothing.
+	: >"$tmp/empty.log"
+	refused_naming empty_file_refused "empty.log: no LAVA record in it" "$tmp/empty.log"
+	echo '[]' >"$tmp/emptylist.json"
+	refused_naming empty_list_refused "emptylist.json: no LAVA record in it" "$tmp/emptylist.json"
 	sed '3s/! "24.648"/! " 24.648"/' "$tmp/lava.log" >"$tmp/blank.log"
 	refused_naming blank_measurement_refused "blank.log:3: measurement ' 24.648' is no number" "$tmp/blank.log"
 	sed '2s/"result": "pass"/"result": "passed"/' "$tmp/lava.log" >"$tmp/res.log"
