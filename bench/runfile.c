@@ -110,6 +110,12 @@ static int check_env(json_t *env, const char *what, struct bl_why *why)
 	json_object_foreach(v, k, s)
 		if (!json_is_string(s))
 			return bad(why, what, "env.caller_sysctls values are not all strings");
+	/* A CPU count is one with a load or without. */
+	v = json_object_get(env, "nproc");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		  json_integer_value(v) > BL_MAX_CPUS))
+		return bad(why, what, "env.nproc not in 1..%d: no CPU count",
+			   BL_MAX_CPUS);
 	if (bl_env_load_per_cpu(env, &load))
 		return bad(why, what, "env.loadavg/nproc: the load per CPU is not a number in [0, %d] or nproc not in 1..%d",
 			   BL_MAX_LOAD_PER_CPU, BL_MAX_CPUS);
@@ -264,8 +270,8 @@ static int check_tests(json_t *tests, const char *what, struct bl_why *why)
 		return bad(why, what, "tests is not an array");
 	json_array_foreach(tests, i, t) {
 		if (json_unpack(t, "{s:s, s:s, s:s}", "program", &program,
-				"test", &test, "result", &result))
-			return bad(why, what, "tests[%zu] needs program, test and result strings", i);
+				"test", &test, "result", &result) || !*program || !*test)
+			return bad(why, what, "tests[%zu] needs program, test and result strings, none empty", i);
 		reason = json_object_get(t, "reason");
 		if (reason && !json_is_string(reason))
 			return bad(why, what, "tests[%zu].reason is not a string", i);

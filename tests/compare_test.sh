@@ -335,6 +335,8 @@ mutate "$tmp/run.json" "$tmp/v_odd.json" 'd["cases"][0]["verdict"]["status"] = "
 check "a test result 'error' is a failure, named" 1 '^  FAIL +p\.f\.t: error: harness lost' "$res" summary "$tmp/t_error.json"
 check "a test result 'crash' is a failure" 1 '^tests: 0 pass, 1 fail' "$res" summary "$tmp/t_crash.json"
 bad "an unknown test result is invalid input" "result 'bogus' is none of" "$res" summary "$tmp/t_odd.json"
+mutate "$tmp/run.json" "$tmp/t_noname.json" 'd["tests"][0]["program"] = ""'
+bad "a test of no program is invalid input" "none empty" "$res" summary "$tmp/t_noname.json"
 # The last line names what failed, in the words of the program that
 # judged: 12 growth failures of a real run, with their cause and fix.
 "$res" merge "$tmp/real.json" --ktap "bind_bhash_test=$here/tests/ktap/real_run_tests.ktap" >/dev/null 2>&1
@@ -385,6 +387,8 @@ check "without --threshold the load floor still words the row" 0 '^slow .*no sta
 	"${cmp[@]}" "$tmp/slow_before.json" "$tmp/slow_2000.json"
 mutate "$tmp/slow_before.json" "$tmp/nproc0.json" 'd["cases"][0]["env"] = {"nproc": 0, "loadavg": "1.0 1 1 1/1 1"}'
 bad "nproc 0 is refused" "nproc not in 1" "${cmp[@]}" "$tmp/nproc0.json" "$tmp/slow_2000.json"
+mutate "$tmp/slow_before.json" "$tmp/nproc0_noload.json" 'd["cases"][0]["env"] = {"nproc": 0}'
+bad "nproc 0 is refused without a load too" "nproc not in 1" "${cmp[@]}" "$tmp/nproc0_noload.json" "$tmp/slow_2000.json"
 mutate "$tmp/slow_before.json" "$tmp/unit.json" 'd["cases"][0]["metric"]["unit"] = "ms\u001b[2J"'
 bad "a unit that is no unit is refused" "metric unit is not" "${cmp[@]}" "$tmp/unit.json" "$tmp/slow_2000.json"
 mutate "$tmp/run.json" "$tmp/curve.json" 'd["cases"][0]["summary"] = {"curve": {"bound_before": [0, 1], "median_ns": [5]}}'
