@@ -88,6 +88,10 @@ bl_cases_load()
 	while IFS= read -r rest || [ -n "$rest" ]; do
 		line=$((line + 1))
 		[[ $rest =~ ^[[:space:]]*(#|$) ]] && continue
+		# A CR (a table saved with CRLF) would end the command's last
+		# word and show raw in ./run.sh cases: no tab-free control byte.
+		[[ ${rest//$'\t'/} != *[[:cntrl:]]* ]] ||
+			bl_case_bad "$line" "a control character (a CRLF line end?): not a case table" || return
 		read -ra words <<< "$rest"
 		[ ${#words[@]} -ge 8 ] ||
 			bl_case_bad "$line" "want NAME UNIT BETTER VERDICT N FULL_N COMMAND..." || return

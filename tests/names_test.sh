@@ -114,6 +114,9 @@ bad_row "no {JSON} in the command" "${good/--json \{JSON\} /}"
 bad_row "an unknown placeholder" "${good/\{ROUNDS\}/\{R\}}"
 bad_row "a missing column" "${good/ms	lower/lower}"
 bad_row "a unit with a blank in it" "${good/	ms	/	m s	}"
+# A CRLF line end: "20\r" would be the command's last word.
+bad_row "a CRLF line end" "$good -b 20"$'\r'
+bad_row "an escape in the command" "${good/ -q / -q $'\e'[2J }"
 printf '# only comments\n' >"$tmp/cases.empty"
 if (BL_CASES_FILE=$tmp/cases.empty; bl_cases_load) 2>/dev/null; then
 	tap_not_ok "an empty table is refused"
