@@ -175,6 +175,11 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_joined)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, RA, 40000, 40000, PC_CONNECT),
 	   .pre = PC_PRE_JOINED, .err = EADDRNOTAVAIL } };
 
+/* The bind()'s last owner, a FIN_WAIT2 orphan, ended alone: the port is free. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_after_bound_fin_wait2_ended)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .pre = PC_PRE_FW2_GONE, .ok = 1, .err = EADDRNOTAVAIL } };
+
 /* A refused bind() to the holder's wildcard, then the holder closed. */
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_released)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),

@@ -36,6 +36,8 @@
 #define PC_CONNECT_MS		2000
 /* tcp_twsk_unique(): 6.12 wants the next second, 6.13+ tcp_tw_reuse_delay (1 s). */
 #define PC_TW_REUSE_WAIT_MS	1100
+/* TCP_LINGER2 1 s: a FIN_WAIT2 orphan's life, at least 3.5 RTOs (0.7 s). */
+#define PC_FW2_GONE_MS		5000
 #define SYSCTL_RESERVED		"net/ipv4/ip_local_reserved_ports"
 #define SYSCTL_AUTOBIND_REUSE	"net/ipv4/ip_autobind_reuse"
 #define SYSCTL_PROT_SOCK	"net/ipv4/ip_unprivileged_port_start"
@@ -86,6 +88,7 @@ enum pc_pre {
 	PC_PRE_BHASH_CHAIN,	/* 0.0.0.0 bound to low + 2^k: its bhash chain */
 	PC_PRE_JOINED,		/* connect()ed, a bind() joined, the first reset */
 	PC_PRE_SHARED,		/* two connect()s share it, SO_REUSEADDR the second */
+	PC_PRE_FW2_GONE,	/* bind(), connect(), a FIN_WAIT2 orphan that ended */
 };
 
 /*
@@ -421,6 +424,33 @@ static void pc_pre_joined(struct __test_metadata *_metadata,
 	close(fd);
 }
 
+/*
+ * A bind()'s port (its bucket fastreuse >= 0, which connect() skips) whose
+ * last owner, a FIN_WAIT2 orphan of TCP_LINGER2 1 s, ended alone on its
+ * timer: inet_twsk_bind_unhash() took the port's buckets with it, so
+ * connect() may take the port again.
+ */
+static void pc_pre_fw2_gone(struct __test_metadata *_metadata,
+			    const struct pc_row *r,
+			    const struct sockaddr_storage *dest)
+{
+	int fd = sk_bound(_metadata, "the holder", &r->sk, r->lo), one = 1;
+	int err, ms;
+
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_LINGER2, &one, sizeof(one)));
+	err = bl_tcp_connect(fd, &dest[0], PC_CONNECT_MS);
+	ASSERT_EQ(0, err) TH_LOG("the holder's connect(): %s", bl_errname(-err));
+	/* The listener never accepts nor closes: FIN_WAIT2, then its end. */
+	close(fd);
+	err = bl_tcp_wait(TCP_FIN_WAIT2, r->lo, 1, TW_WAIT_MS);
+	ASSERT_EQ(0, err) TH_LOG("no FIN_WAIT2 on port %d", r->lo);
+	for (ms = 0; ms < PC_FW2_GONE_MS && bl_tcp_count(TCP_FIN_WAIT2, r->lo); ms += 50)
+		usleep(50 * 1000);
+	ASSERT_EQ(0, bl_tcp_count(TCP_FIN_WAIT2, r->lo))
+		TH_LOG("the FIN_WAIT2 orphan on port %d outlived TCP_LINGER2 by %d ms",
+		       r->lo, PC_FW2_GONE_MS);
+}
+
 /* 0.0.0.0 bound to low + 2^k: whatever the bhash's size, one shares its chain. */
 static void pc_pre_bhash_chain(struct __test_metadata *_metadata,
 			       const struct pc_row *r)
@@ -469,6 +499,9 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		return;
 	case PC_PRE_SHARED:
 		pc_pre_shared(_metadata, r, dest);
+		return;
+	case PC_PRE_FW2_GONE:
+		pc_pre_fw2_gone(_metadata, r, dest);
 		return;
 	case PC_PRE_CHAIN:
 		s.addr = V4_ANY;
