@@ -246,6 +246,9 @@ TEST_F(tw_bind, takeover)
 	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
 	ASSERT_EQ(1, bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT));
+	/* The hash dance hands the socket's place to the TIME_WAIT one. */
+	EXPECT_EQ(1, bl_tcp_inuse(strchr(variant->dst, ':') != NULL))
+		TH_LOG("sockstat: TCP sockets in use besides the listener after TIME_WAIT");
 
 	/* No wait: the reuse delay does not apply to explicit binds. */
 	fd = bound_socket(variant->src, !variant->new_plain, &err);

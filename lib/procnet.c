@@ -64,3 +64,25 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
 		usleep(1000);
 	}
 }
+
+/*
+ * TCP sockets "in use" by this namespace, /proc/net/sockstat's "TCP:
+ * inuse N" (sockstat6's "TCP6:" with v6): hashed ones, listeners and
+ * connections; a TIME_WAIT socket is no longer one (it counts as tw).
+ */
+long bl_tcp_inuse(bool v6)
+{
+	const char *key = v6 ? "TCP6: inuse %ld" : "TCP: inuse %ld";
+	char line[256];
+	long n = -ENOENT;
+	FILE *f;
+
+	f = fopen(v6 ? "/proc/net/sockstat6" : "/proc/net/sockstat", "re");
+	if (!f)
+		return -errno;
+	while (n < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, key, &n) != 1)
+			n = -ENOENT;
+	fclose(f);
+	return n;
+}
