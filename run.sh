@@ -445,7 +445,8 @@ plot() {
 		n=$((n + 1))
 		pairs+=("${after_of[$id]:-0}")
 	done <"$tmp/b"
-	[ $n -gt 0 ] || { echo "run.sh: no curves in $before" >&2; return 0; }
+	# Nothing to draw is no picture (2), as compare's nothing compared.
+	[ $n -gt 0 ] || { echo "run.sh: no curves in $before: nothing drawn" >&2; return 2; }
 	plot_script $n "${pairs[@]}" >"$tmp/body.gp"
 	size=1200,$((350 * ((n + 1) / 2)))
 	gnuplot_to "svg size $size dynamic" "$tmp/plot.svg" "$tmp" &&

@@ -272,6 +272,12 @@ check "LAVA import: churn is measured, in conn/s" 1 '^tw_reuse\.reuse2_v6_loopba
 check "LAVA import: a skipped case and the kselftest results are listed" 1 \
 	'skipped +benchmark\.tw_reuse\.reuse1_v6_loopback\.conn_per_s: skipped in LAVA' \
 	"$here/bindlab_results" summary "$tmp/lava.json"
+# A run with no curve (a LAVA import, a run of kselftests only): nothing
+# drawn is an error (2), never a silent success.
+if command -v gnuplot >/dev/null; then
+	bad "plot of a run with no curve: nothing drawn" "no curves in .*: nothing drawn" \
+		"$here/run.sh" plot -o "$tmp/never" "$tmp/lava.json"
+fi
 env BINDLAB_XFAIL='bind_fastreuse.v4_reuseaddr_same.*' "$here/run.sh" import-lava "$tmp/lava_x.json" "$lava"
 check "LAVA import: the declared fact is a known regression, its kselftest still the program's verdict" 1 \
 	'^bind_fastreuse\.v4_reuseaddr_same\.total_ms .*known regression' \
@@ -608,7 +614,7 @@ if [ -s "$tmp/gnu.json" ]; then tap_ok "compare A B --json OUT: OUT is written";
 check "compare A B -t 10 (the short form)" 1 'regressions beyond 10.0%: 2' "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" -t 10
 check "A... -- B... --threshold 50: -- still separates the sides" 1 'regressions beyond 50.0%: 1' "${cmp[@]}" "${runs[@]}" --threshold 50
 bad "an unknown option after the files is still refused" "unknown option --bogus" "${cmp[@]}" "$tmp/before.json" "$tmp/after.json" --bogus
-check "plot RUN -o PREFIX" 0 '' "$here/run.sh" plot "$tmp/run.json" -o "$tmp/gnuplot"
+check "plot RUN -o PREFIX" 0 '' "$here/run.sh" plot "$here/tests/fuzz/corpus/results/run.json" -o "$tmp/gnuplot"
 # shellcheck disable=SC2016 # expands in the inner shell
 check "plot: its stdout on /dev/full is exit 2" 2 'writing standard output failed' sh -c '"$0" plot -o "$1" "$2" >/dev/full' "$here/run.sh" "$tmp/full" "$here/tests/fuzz/corpus/results/run.json"
 check "summary -- RUN: \"--\" ends the options there too" 0 '^verdict' "$res" summary -- "$tmp/run.json"
