@@ -586,7 +586,7 @@ static void ktap_line(struct ktap_parser *p, const char *l)
 {
 	if (p->lineno == 1) {
 		if (!is_version(l))
-			broken(p, "no version line: KTAP starts with 'TAP version 13' or 'KTAP version 1'");
+			broken(p, "no version line: KTAP starts with 'TAP version 13', 'TAP version 14' or 'KTAP version 1'");
 		return;
 	}
 	if (!strncmp(l, "# ", 2) && is_version(l + 2)) {

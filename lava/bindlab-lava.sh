@@ -306,7 +306,7 @@ function ktap_line(l) {
 	ctx = in_sub && hashdr ? header : ""
 	if (lineno == 1) {
 		if (!is_version(l))
-			broken("no version line: KTAP starts with '"'"'TAP version 13'"'"' or '"'"'KTAP version 1'"'"'", 1)
+			broken("no version line: KTAP starts with '"'"'TAP version 13'"'"', '"'"'TAP version 14'"'"' or '"'"'KTAP version 1'"'"'", 1)
 		return
 	}
 	if (substr(l, 1, 2) == "# " && is_version(substr(l, 3))) {
