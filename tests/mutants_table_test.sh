@@ -379,12 +379,18 @@ else
 	tap_not_ok "a line with a tab is recorded" "$(cat "$tmp/err")"
 fi
 
-# The table of the repository is valid as committed.
+# The table of the repository is valid as committed, and of the kernel
+# its name says (table-6.12.json: a 6.12.y tree).
 for t in "$here"/kernel/mutation/table-*.json; do
-	if mutants summary "$t" >/dev/null 2>"$tmp/err"; then
-		tap_ok "$(basename "$t") is valid"
-	else
+	v=$(basename "$t" .json)
+	v=${v#table-}
+	k=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["about"].get("kernel", ""))' "$t" 2>/dev/null)
+	if ! mutants summary "$t" >/dev/null 2>"$tmp/err"; then
 		tap_not_ok "$(basename "$t") is valid" "$(cat "$tmp/err")"
+	elif [[ $k != "$v" && $k != "$v".* ]]; then
+		tap_not_ok "$(basename "$t") is valid" "its about.kernel is '$k', its name says $v"
+	else
+		tap_ok "$(basename "$t") is valid, of kernel $k"
 	fi
 done
 tap_done
