@@ -32,6 +32,7 @@ int bl_arg_double(const char *what, const char *s, double min, double max,
 bool bl_case_id_valid(const char *id);
 /* A unit: 1-15 characters of [A-Za-z0-9/%_] (runfile.c), in C's classes. */
 bool bl_unit_valid(const char *unit);
+bool bl_program_valid(const char *name);
 
 /*
  * BINDLAB_CHECK_ARGS=1: a program only validates its command line (exit 0

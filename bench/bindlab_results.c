@@ -648,7 +648,7 @@ static void merge_arg(struct merge_in *in, const struct merge_opt *o)
 			die_usage("--lava: the path is not UTF-8");
 		break;
 	case MERGE_PROGRAM:
-		if (!bl_case_id_valid(o->arg))
+		if (!bl_program_valid(o->arg))
 			die_usage("--program: '%s' is no program name",
 				  bl_printable(o->arg));
 		json_array_append_new(in->programs, json_string(o->arg));

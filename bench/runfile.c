@@ -52,6 +52,19 @@ bool bl_unit_valid(const char *unit)
 	return word_ok(unit, 15, "/%_");
 }
 
+/* A kselftest's file name: lower case, digits and '_', a letter first. */
+bool bl_program_valid(const char *name)
+{
+	const char *c;
+
+	if (!word_ok(name, 64, "_") || !(*name >= 'a' && *name <= 'z'))
+		return false;
+	for (c = name; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			return false;
+	return true;
+}
+
 int bl_env_load_per_cpu(json_t *env, double *load)
 {
 	json_t *jn = json_object_get(env, "nproc");

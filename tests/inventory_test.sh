@@ -25,7 +25,7 @@ check_rows() {
 	/^#/ || /^$/ { next }
 	NF != 9 { printf "line %d: %d columns, not 9\n", NR, NF; next }
 	$1 !~ /^(arg|opt|flag|subcmd|harness|env|file|signal)$/ { printf "line %d: kind %s\n", NR, $1 }
-	$4 !~ /^(int|uint|real|enum|list|range|out-?|outdir|prefix|self|in|indir|name|text|never|sig)( |$)/ { printf "line %d: grammar %s\n", NR, $4 }
+	$4 !~ /^(int|uint|real|enum|list|range|out-?|outdir|prefix|self|in|indir|name|text|word|never|sig)( |$)/ { printf "line %d: grammar %s\n", NR, $4 }
 	$5 !~ /^(0|any(:[0-9]+(,[0-9]+)*)?|0p|-)$/ { printf "line %d: valid %s\n", NR, $5 }
 	$6 !~ /^(2|128|1u|4|fail|gone|-)$/ { printf "line %d: invalid %s\n", NR, $6 }
 	$7 !~ /^(-|(check|real|lab|content) .+)$/ { printf "line %d: probe %s\n", NR, $7 }

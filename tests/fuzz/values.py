@@ -251,6 +251,15 @@ def unknown_opt_cases():
     return [Case(v.encode("latin-1"), False, t) for v, t in bad]
 
 
+def word_cases():
+    """A kselftest's file name: lower case, digits and _, a letter first."""
+    good = ["x", "bind_bhash_test", "p2"]
+    bad = [("a.b", "punct"), ("a-b", "punct"), ("A", "case"), ("bind_X", "case"),
+           ("1x", "digit-first"), ("_x", "underscore-first"), ("x" * 65, "over-long")]
+    return [Case(v, True, "valid") for v in good] + \
+        [Case(v, False, t) for v, t in bad] + _common()
+
+
 def name_cases():
     """Harness filters that select nothing: all fine, all run nothing."""
     v = ["", "nosuch", "nosuch.test.name", "A" * 5000, "\x01", "*", "a b", "-l",
@@ -306,6 +315,8 @@ def _cases(row, fix, rng):
             cs = [c for c in cs if c.tag in want]
         return cs
     lab = row.mode == "lab"
+    if kind == "word":
+        return word_cases()
     if kind == "name":
         if row.kind == "harness":
             return name_cases()
