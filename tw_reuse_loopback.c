@@ -234,7 +234,7 @@ static int repair_seq(int fd, uint32_t seq)
 TEST_F(tw_bind, takeover)
 {
 	uint32_t old_seq, seq;
-	int fd, err, seq_err = 0;
+	int fd, err, seq_err = 0, ms;
 	long tw;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
@@ -246,7 +246,12 @@ TEST_F(tw_bind, takeover)
 	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, self->lfd, FIN_MS));
 	ASSERT_EQ(1, bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT));
-	/* The hash dance hands the socket's place to the TIME_WAIT one. */
+	/*
+	 * The hash dance hands the socket's place to the TIME_WAIT one; the
+	 * peer leaves LAST_ACK with our last ACK, a softirq later at most.
+	 */
+	for (ms = 0; ms < FIN_MS && bl_tcp_inuse(strchr(variant->dst, ':') != NULL) != 1; ms++)
+		usleep(1000);
 	EXPECT_EQ(1, bl_tcp_inuse(strchr(variant->dst, ':') != NULL))
 		TH_LOG("sockstat: TCP sockets in use besides the listener after TIME_WAIT");
 
