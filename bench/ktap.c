@@ -153,11 +153,10 @@ static void level_reset(struct ktap_level *l)
 	l->next = 1;
 }
 
-/* A number of at most 9 digits at *s, advanced past it; -1 if none. */
 /*
- * A number of up to 9 digits; longer, LONG_MAX: past every limit of this
- * reader (a plan of 10 digits is the reader's error, not a broken plan).
- * No digit: -1.
+ * The number at *s, advanced past it: up to 9 digits; longer, LONG_MAX:
+ * past every limit of this reader (a plan of 10 digits is the reader's
+ * error, not a broken plan). No digit: -1.
  */
 static long ktap_num(const char **s)
 {
@@ -385,6 +384,11 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 	n = ktap_num(&s);
 	if (n < 0 || (*s && *s != ' ')) {
 		broken(p, "a result without a test number");
+		return -1;
+	}
+	if (n == LONG_MAX) {
+		/* No plan reaches it: say what was written, not a clamp. */
+		broken(p, "a test number of more than 9 digits");
 		return -1;
 	}
 	if (lv->plan < 0) {

@@ -92,7 +92,7 @@ function level_reset(lv) {
 	cnt[lv, "xfail"] = cnt[lv, "xpass"] = cnt[lv, "error"] = 0
 }
 # The digits at the start of s (at most 9): their value, -1 if none or
-# more; numlen, how many were read.
+# more; numlen, how many were read (10: ten or more).
 function ktap_num(s) {
 	match(s, /^[0-9]*/)
 	numlen = RLENGTH > 10 ? 10 : RLENGTH
@@ -233,6 +233,10 @@ function result_line(lv, l,   ok, s, v, name, dir, hasdir, h) {
 	s = substr(l, ok ? 4 : 8)
 	v = ktap_num(s)
 	s = substr(s, numlen + 1)
+	if (numlen == 10) {
+		broken("a test number of more than 9 digits", 1)
+		return
+	}
 	if (v < 0 || (s != "" && substr(s, 1, 1) != " ")) {
 		broken("a result without a test number", 1)
 		return

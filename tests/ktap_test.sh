@@ -236,6 +236,13 @@ merge_checks() {
 	"$res" merge "$m" --ktap "p=$corpus/repeated.ktap" 2>/dev/null
 	check "merge.repeated_ok_1_fails" 1 "$res" summary "$m"
 	grep_ok "merge.repeated_is_ktap_plan" '^  FAIL +p\.ktap\.plan: .*test number 1 where 2 was due'
+	# A 20-digit test number is named as written, not as a clamp of it.
+	printf 'TAP version 13\n1..2\nok 1 f.a\nok 12345678901234567890 f.b\n' >"$tmp/n20.ktap"
+	"$res" merge "$m" --ktap "p=$tmp/n20.ktap" 2>/dev/null
+	check "merge.long_test_number_fails" 1 "$res" summary "$m"
+	grep_ok "merge.long_test_number_named" '^  FAIL +p\.ktap\.plan: .*a test number of more than 9 digits'
+	check "device.long_test_number_read" 0 "$here/lava/bindlab-lava.sh" results f <"$tmp/n20.ktap"
+	grep_ok "device.long_test_number_named" ': bindlab: a test number of more than 9 digits$'
 	"$res" merge "$m" --ktap "p=$corpus/directives.ktap" 2>/dev/null
 	check "merge.static_xpass_fails" 1 "$res" summary "$m"
 	grep_ok "merge.static_xpass_says_fixed" '^  XPASS +p\.known_bug\.tw_v6_blocks_v4_any\.kernel: passed, but the program declares it a known kernel bug'
