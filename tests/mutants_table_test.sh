@@ -176,11 +176,18 @@ n=0
 for f in "$tmp"/bad/*.json; do
 	name=$(basename "$f" .json)
 	refused "summary refuses $name" "$f" summary "$f"
+	n=$((n + 1))
+	# done and record read a table through summary's reader: a few
+	# tables show each is wired to it (every table through all three
+	# cost 140 more starts of Python).
+	case $name in
+	duplicate_id | not_json | other_tree_row | verdict_trailing_space) ;;
+	*) continue ;;
+	esac
 	refused "done refuses $name" "$f" "done" "$f"
 	# A row the good table takes: refused for the table alone.
 	refused "record refuses $name" "$f" record "$f" "$tmp/manifest.json" \
 		f.L12.drop verdict=killed killed_by=bind_bhash_test:t "${times[@]}"
-	n=$((n + 1))
 done
 echo "# $n corrupt tables"
 
