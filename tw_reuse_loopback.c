@@ -261,9 +261,10 @@ static void live_takeover(struct __test_metadata *_metadata, const char *src,
 
 TEST_F(tw_bind, takeover)
 {
+	bool v6 = strchr(variant->dst, ':');
 	uint32_t old_seq, seq;
 	int fd, err, seq_err = 0, ms;
-	long tw;
+	long tw, tw_all = 0;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
 	ASSERT_EQ(0, err) TH_LOG("first bind: %s", bl_errname(err));
@@ -283,9 +284,9 @@ TEST_F(tw_bind, takeover)
 	 * The hash dance hands the socket's place to the TIME_WAIT one; the
 	 * peer leaves LAST_ACK with our last ACK, a softirq later at most.
 	 */
-	for (ms = 0; ms < FIN_MS && bl_tcp_inuse(strchr(variant->dst, ':') != NULL) != 1; ms++)
+	for (ms = 0; ms < FIN_MS && bl_tcp_sockstat("inuse", v6) != 1; ms++)
 		usleep(1000);
-	EXPECT_EQ(1, bl_tcp_inuse(strchr(variant->dst, ':') != NULL))
+	EXPECT_EQ(1, bl_tcp_sockstat("inuse", v6))
 		TH_LOG("sockstat: TCP sockets in use besides the listener after TIME_WAIT");
 
 	/* No wait: the reuse delay does not apply to explicit binds. */
@@ -302,9 +303,12 @@ TEST_F(tw_bind, takeover)
 		ASSERT_EQ(0, repair_seq(fd, REPAIR_SEQ));
 	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
-	if (!err)
+	if (!err) {
+		/* The one taken over is gone at once, not on its timer. */
+		tw_all = bl_tcp_sockstat("tw", false);
 		seq_err = variant->repair ? queue_seq(fd, &seq) :
 			  sent_seq(fd, false, &seq);
+	}
 	close(fd);
 	ASSERT_EQ(-variant->connect_err, err)
 		TH_LOG(TAKEOVER_FAIL, variant->reuse, variant->no_ts ? "off" : "on",
@@ -313,6 +317,7 @@ TEST_F(tw_bind, takeover)
 		TH_LOG("%ld TIME_WAIT sockets left on port %d", tw, CLIENT_PORT);
 	if (err)
 		return;
+	EXPECT_EQ(0, tw_all) TH_LOG("sockstat: %ld TIME_WAIT sockets after the takeover", tw_all);
 	ASSERT_EQ(0, seq_err) TH_LOG("TCP_REPAIR: %s", bl_errname(seq_err));
 	if (variant->repair) {
 		EXPECT_EQ(REPAIR_SEQ, seq)

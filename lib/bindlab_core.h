@@ -304,8 +304,8 @@ void bl_crowd_release(struct bl_crowd *c);
 long bl_tcp_count(int state, uint16_t lport);
 /* Wait until at least want such sockets exist; -ETIMEDOUT after ms. */
 int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
-/* sockstat's TCP sockets in use (v6: TCP6), or -errno. */
-long bl_tcp_inuse(bool v6);
+/* A count ("inuse", "tw") of sockstat's TCP line (v6: TCP6), or -errno. */
+long bl_tcp_sockstat(const char *field, bool v6);
 
 /* ---- addrwait.c ---- */
 

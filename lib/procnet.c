@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bindlab_core.h"
@@ -66,23 +67,34 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
 }
 
 /*
- * TCP sockets "in use" by this namespace, /proc/net/sockstat's "TCP:
- * inuse N" (sockstat6's "TCP6:" with v6): hashed ones, listeners and
- * connections; a TIME_WAIT socket is no longer one (it counts as tw).
+ * A count of /proc/net/sockstat's "TCP:" line (sockstat6's "TCP6:" with
+ * v6) for this namespace: "inuse", hashed sockets (listeners and
+ * connections; a TIME_WAIT one is no longer one), or "tw", the TIME_WAIT
+ * sockets of both families (sockstat only). -ENOENT: no such count.
  */
-long bl_tcp_inuse(bool v6)
+long bl_tcp_sockstat(const char *field, bool v6)
 {
-	const char *key = v6 ? "TCP6: inuse %ld" : "TCP: inuse %ld";
-	char line[256];
-	long n = -ENOENT;
+	const char *head = v6 ? "TCP6:" : "TCP:";
+	char line[256], name[32];
+	long n = -ENOENT, v;
+	int used;
+	char *p;
 	FILE *f;
 
 	f = fopen(v6 ? "/proc/net/sockstat6" : "/proc/net/sockstat", "re");
 	if (!f)
 		return -errno;
-	while (n < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, key, &n) != 1)
-			n = -ENOENT;
+	while (n == -ENOENT && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, head, strlen(head)) || line[strlen(head)] != ' ')
+			continue;
+		for (p = line + strlen(head);
+		     sscanf(p, "%31s %ld%n", name, &v, &used) == 2; p += used)
+			if (!strcmp(name, field)) {
+				n = v;
+				break;
+			}
+		break;
+	}
 	fclose(f);
 	return n;
 }
