@@ -419,7 +419,10 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 		*dir = *copy + 1;
 		*name = *copy + strlen(*copy);
 	} else {
-		hash = strstr(*copy, " #");
+		/* The first blank before a '#': a tab is TAP's whitespace too. */
+		for (hash = *copy; (hash = strpbrk(hash, " \t")); hash++)
+			if (hash[1] == '#')
+				break;
 		/* "NAME #SKIP why" too: its word right after the '#'. */
 		if (hash && (hash[2] == ' ' || !hash[2] ||
 			     directive_word(hash + 2, &len) <

@@ -260,7 +260,8 @@ function result_line(lv, l,   ok, s, v, name, dir, hasdir, h) {
 		s = substr(s, 3)
 	name = s
 	# kselftest.h prints "ok N # SKIP why": no name, the directive first.
-	h = substr(s, 1, 1) == "#" ? 0 : index(s, " #")
+	# The first blank before a "#": a tab is TAP'"'"'s whitespace too.
+	h = substr(s, 1, 1) == "#" ? 0 : match(s, /[ \t]#/)
 	if (!h && s ~ /^#( |$)/) {
 		name = v
 		dir = substr(s, 2)
