@@ -580,6 +580,9 @@ static void level_line(struct ktap_parser *p, struct ktap_level *lv,
 	else if (!strncmp(l, "ok ", 3) || !strncmp(l, "not ok ", 7) ||
 		 !strcmp(l, "ok") || !strcmp(l, "not ok"))
 		result_line(p, lv, l);
+	else if (*l == '#' && is_version(l + 1 + (l[1] == ' ')))
+		/* Its results would pass for diagnostics: fail closed. */
+		broken(p, "a KTAP level nested in a program's (this reader reads two levels)");
 	else if (*l == '#' && lv == &p->top && !p->in_sub)
 		top_diag(p, l + 1 + (l[1] == ' '));
 	else if (*l == '#')

@@ -300,6 +300,9 @@ function level_line(lv, l) {
 		plan_line(lv, l)
 	else if (substr(l, 1, 3) == "ok " || substr(l, 1, 7) == "not ok " || l == "ok" || l == "not ok")
 		result_line(lv, l)
+	else if (substr(l, 1, 1) == "#" && is_version(substr(l, 2 + (substr(l, 2, 1) == " "))))
+		# Its results would pass for diagnostics: fail closed.
+		broken("a KTAP level nested in a program'"'"'s (this reader reads two levels)", 1)
 	else if (substr(l, 1, 1) == "#" && lv == 0 && !in_sub)
 		top_diag(substr(l, 2 + (substr(l, 2, 1) == " ")))
 	else if (substr(l, 1, 1) == "#")
