@@ -5,7 +5,7 @@
 # numbers, compare two runs, draw them, and drive the kernel lab.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 results_tool=$here/bindlab_results
 
 usage() {

@@ -7,7 +7,7 @@
 
 set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 128
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
 . "$BL_REPO_DIR/scripts/cases.sh"
 # Under set -e an unplanned failure would exit 1, "bad": it is ours.

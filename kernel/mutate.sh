@@ -9,7 +9,7 @@
 
 set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 3
 trap 'bl_log "error: unexpected failure at line $LINENO"; exit 3' ERR
 
 usage()
