@@ -39,8 +39,10 @@ OUT/LABEL/bootK/CASE.json  the programs' result files, one per case per boot
 OUT/LABEL/bootK.json       each boot's run file (bindlab_results merge, the
                            table's names): what ./run.sh compare reads
 OUT/runs/LABEL-bootK/      each VM's console.log, output.log, status
+OUT/runs/build-LABEL.out   build.sh's output for a side given as a tree
 exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage, or
-  a result file that is not its case's (another case, N or program),
+  a result file that is not its case's (another case, N or program), or
+  nothing the two sides' results let compare,
   126 harness error, 128+N killed by signal N (builds and VMs gone too)
 EOF
 }
@@ -150,13 +152,16 @@ resolve_kernel()
 		return 0
 	fi
 	# A tree that does not build is a failed side (1); build.sh's own
-	# errors (2 usage, a missing patch; 3) are the harness's (2).
-	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/build-${label[k]}.out" || {
+	# errors (2 usage, a missing patch; 3) are the harness's (2), and so
+	# is a log we cannot write, which the shell would also call 1. In
+	# runs/, where no label's directory is.
+	: > "$out/runs/build-${label[k]}.out" || bl_die 2 "cannot write $out/runs/build-${label[k]}.out"
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/runs/build-${label[k]}.out" || {
 		rc=$?
 		[ "$rc" = 1 ] && bl_die 1 "building ${label[k]} failed"
 		bl_die 2 "building ${label[k]}: build.sh exit $rc (its error above)"
 	}
-	image[k]=$(tail -n 1 "$out/build-${label[k]}.out")
+	image[k]=$(tail -n 1 "$out/runs/build-${label[k]}.out")
 }
 
 image=()
@@ -219,6 +224,12 @@ bl_log "$((boots * 2)) boots in $((SECONDS - start)) s; results in $out"
 
 # Each boot is one run of each case: with two or more boots a side,
 # compare takes one sample per boot, so drift between boots counts.
-"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/boot*.json -- "$out/${label[1]}"/boot*.json ||
-	failed=1
+# Its 2 (nothing compared, a file refused) is no kernel's verdict.
+rc=0
+"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/boot*.json -- "$out/${label[1]}"/boot*.json || rc=$?
+case $rc in
+0) ;;
+1) failed=1 ;;
+*) bl_die 2 "compare exit $rc: no verdict (its error above)" ;;
+esac
 exit "$failed"
