@@ -761,6 +761,10 @@ job_id_a_list|record 1 (a.b.c): job a list is no id|[{"name": "a.b.c", "result":
 record_id_a_dict|record 1 (a.b.c): record id a dict is no id|[{"name": "a.b.c", "result": "pass", "id": {}, "metadata": {"definition": "x"}}]
 set_no_string|record 1 (a.b.c): set a dict is no string|[{"name": "a.b.c", "result": "pass", "metadata": {"definition": "x", "set": {"a": 1}}}]
 unit_no_string|record 1 (a.b.c): units 5 is no string|[{"name": "a.b.c", "result": "pass", "measurement": 1, "unit": 5, "metadata": {"definition": "x"}}]
+# The host's sample range, (0, 1e15]: "1e-400" reads as 0.0.
+measurement_negative|record 1 (a.b.c): measurement '-5' is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": "-5", "metadata": {"definition": "x"}}]
+measurement_underflow|record 1 (a.b.c): measurement '1e-400' is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": "1e-400", "metadata": {"definition": "x"}}]
+measurement_past_host_max|record 1 (a.b.c): measurement 2000000000000000.0 is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": 2e15, "metadata": {"definition": "x"}}]
 measurement_a_bool|record 1 (a.b.c): measurement True is no number|[{"name": "a.b.c", "result": "pass", "measurement": true, "metadata": {"definition": "x"}}]
 control_characters_escaped|record 1 (a\x0ab\x1b[1m): measurement 'z' is no number|[{"name": "a\nb\u001b[1m", "result": "pass", "measurement": "z", "metadata": {"definition": "x"}}]
 # A key twice: the readers keep the last, and a fail would read as a pass.
