@@ -31,7 +31,8 @@ and YAML's readers keep the last: a "fail" could read as "pass") or a
 result its metadata contradicts, or a
 name that maps to nothing or to two tests is an error naming it (exit 2,
 nothing written); so are records of two jobs (their job ids, LAVA's job
-record twice), REST pages that are not every page of the job, and a job
+record twice), a case twice (which result counts?), REST pages that
+are not every page of the job, and a job
 that LAVA says ended on an error (its job record's error_type): no
 kernel verdict.
 
@@ -416,6 +417,18 @@ def check_pages(pages):
                   % (", ".join(p for p, _, _ in pages), got, " or ".join(counts)))
 
 
+def check_once(seen):
+    """Every case once: seen is (definition, case) -> where, each time.
+    A case twice (a pass and a fail, or two pages' records of it) is no
+    verdict, which counts? The host's import refuses it too
+    (bench/lava_import.c). LAVA's own records may repeat; its job record
+    twice is check_one_job()'s (two jobs), checked first."""
+    for (definition, case), wheres in seen.items():
+        if definition != "lava" and len(wheres) > 1:
+            raise Bad("%s: %s %s twice (first at %s): which result counts?"
+                      % (wheres[1], definition, case, wheres[0]))
+
+
 # C's decimal notation only: float() also takes "1_0", blanks and other
 # scripts' digits ("\u0663" is 3), which the host's parsers refuse.
 C_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
@@ -598,7 +611,7 @@ def run(argv):
     if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
-    results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
+    results, nin, nmapped, pages, jobs, seen = [], 0, 0, [], {}, {}
     out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
     names = load_names(names_file) if names_file else None
     inputs = [(path,) + read_input(path) for path in args[:-1]]
@@ -606,10 +619,12 @@ def run(argv):
         for where, msg in log if data is None else export_records(path, data, pages, jobs):
             nin += 1
             out, hit = convert(where, msg, names)
+            seen.setdefault((out["definition"], out["case"]), []).append(where)
             results.append(out)
             nmapped += hit
     check_one_job(jobs, results)
     check_pages(pages)
+    check_once(seen)
     text = json.dumps(results, indent=1, allow_nan=False)
     # The summary before OUT: one that cannot be printed is an error, and
     # an error leaves no new OUT.
