@@ -46,8 +46,8 @@ table, a row of another tree, an unknown verdict, a duplicate id (one
 spelling only, its row's function, line and operator), a killed row
 with no test or a survivor with one, a test killing it named twice, a
 first, via or clock that is none of gen's or mutate.sh's, a text of
-more than one line are errors (exit 2, one line), never a score. Every file is written to a
-temporary beside it and renamed."""
+more than one line are errors (exit 2, one line), never a score. Every
+file is written to a temporary beside it and renamed."""
 
 import difflib
 import json
