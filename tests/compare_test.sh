@@ -373,6 +373,11 @@ d["env"]["time"] = "later"; d["cases"][0]["env"]["time"] = "later"'
 "$res" merge "$tmp/v_pooled.json" "$tmp/run.json" "$tmp/v_reg.json" >/dev/null 2>&1
 check "merge pools a regressed case with a passing one: regressed" 1 ' regressed \(' "$res" summary "$tmp/v_pooled.json"
 bad "an unknown stored verdict is invalid input" "verdict 'great' is none of" "$res" summary "$tmp/v_odd.json"
+# A run before merge (bind_churn's) has no verdicts: merge's input, not summary's.
+mutate "$tmp/run.json" "$tmp/v_none.json" 'd["cases"][0].pop("verdict")'
+bad "summary: a case with no stored verdict is refused, not a failure" "case drifting has no stored verdict" "$res" summary "$tmp/v_none.json"
+"$res" merge "$tmp/v_none_merged.json" "$tmp/v_none.json" >/dev/null 2>&1
+check "merge stores the verdict such a run lacks" 0 '^drifting .* measured \(' "$res" summary "$tmp/v_none_merged.json"
 
 # The 8.4x slowdown of issue 20, one run a side, under --threshold 10.
 craft "$tmp/slow_before.json" 0.1.0 2 slow:total_ms:lower:100:10,10.1,9.9,10.2,9.8
