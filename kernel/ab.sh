@@ -6,6 +6,15 @@
 # boot, keep the JSON result files per kernel and print the comparison.
 
 set -euo pipefail
+# 0 and 1 are verdicts: only said() gives them. Any other way out (an
+# unset variable, no descriptor) is the harness's 126.
+trap 'rc=$?; [ "$rc" -ge 2 ] || [ "$rc" = "${said:-}" ] || exit 126' EXIT
+# said CODE: this run's verdict, 0 or 1.
+said()
+{
+	said=$1
+	exit "$1"
+}
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh" || exit 126
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
@@ -75,7 +84,7 @@ while [ $# -gt 0 ]; do
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; accel=$2; shift ;;
 	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
-	-h|--help) usage; exit 0 ;;
+	-h|--help) usage; said 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
 	*) break ;;
@@ -126,7 +135,7 @@ done
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
 [ -z "$out" ] || bl_dest_dir --out "$out" empty
 # The command line checked, nothing made or booted yet (as lava.sh).
-[ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || exit 0
+[ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || said 0
 
 # This run's own OUT: an earlier run's boots there would be compared too.
 if [ -n "$out" ]; then
@@ -158,7 +167,7 @@ resolve_kernel()
 	: > "$out/runs/build-${label[k]}.out" || bl_die 2 "cannot write $out/runs/build-${label[k]}.out"
 	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/runs/build-${label[k]}.out" || {
 		rc=$?
-		[ "$rc" = 1 ] && bl_die 1 "building ${label[k]} failed"
+		[ "$rc" != 1 ] || { bl_log "error: building ${label[k]} failed"; said 1; }
 		bl_die 2 "building ${label[k]}: build.sh exit $rc (its error above)"
 	}
 	image[k]=$(tail -n 1 "$out/runs/build-${label[k]}.out")
@@ -232,4 +241,4 @@ case $rc in
 1) failed=1 ;;
 *) bl_die 2 "compare exit $rc: no verdict (its error above)" ;;
 esac
-exit "$failed"
+said "$failed"
