@@ -451,6 +451,13 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 		tap_not_ok "lab_out.mutate_dirty_tree_kept # the edit was reset"
 	git -C "$FAKE/mut" checkout -q -- Makefile
 	refused mutate_table_unwritable 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/a-file/table.json"
+	# A collection vm.sh would refuse only after the first build: now,
+	# before a run folder is made.
+	refused mutate_no_collection 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json" -C "$FAKE/nocoll"
+	# A tree whose files gen cannot read: its error (2), no run folder.
+	refused mutate_gen_cannot_read 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"
+	[ ! -d "$FAKE/out-cache/mutate/runs" ] || [ -z "$(ls "$FAKE/out-cache/mutate/runs")" ] ||
+		tap_not_ok "lab_out.mutate_refused_no_folder # $(ls "$FAKE/out-cache/mutate/runs")"
 	# Another run on the tree, or on a table in the same folder: refused.
 	held "$FAKE/mut/.git/bindlab-mutate.lock"
 	refused mutate_tree_busy 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"
