@@ -5,7 +5,7 @@
 # numbers, compare two runs, draw them, and drive the kernel lab.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 results_tool=$here/bindlab_results
 
 usage() {
@@ -104,10 +104,11 @@ step() {
 }
 
 # need_value VALUE MESSAGE: an option's value is there (the word after
-# it, not the "--" that scripts/args.sh puts before the operands).
+# it, not the "--" that scripts/args.sh puts before the operands, nor
+# another option: "-o -x" is a mistyped line, not a file named -x).
 need_value() {
 	case $1 in
-	"" | --) die_usage "$2" ;;
+	"" | -?*) die_usage "$2" ;;
 	esac
 }
 
@@ -314,7 +315,7 @@ cmd_main() {
 		case "$1" in
 		--full) full=1 ;;
 		--results)
-			[ -n "${2:-}" ] || die_usage "--results needs a directory"
+			need_value "${2:-}" "--results needs a directory"
 			bl_once --results
 			root=$2
 			shift
@@ -484,6 +485,8 @@ cmd_plot() {
 	# PREFIX names files: "DIR/" would write the hidden DIR/.svg.
 	case /$prefix in
 	*/ | */. | */..) die_usage "-o $prefix: PREFIX names files (PREFIX.svg), not a directory" ;;
+	# A newline in a name breaks every line that lists it.
+	*[[:cntrl:]]*) die_usage "-o: PREFIX holds a control character" ;;
 	esac
 	# The pictures never replace what they are drawn from.
 	for f in "$prefix.svg" "$prefix.png"; do

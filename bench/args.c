@@ -8,6 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* program_invocation_short_name */
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -117,6 +118,11 @@ static int getopt_walk(int argc, char **sub, const char *order,
 		if (c == 'h')
 			return 1;
 		err = bl_getopt_error(c, sub, why);
+		/* "--json -q": a value left out, not a file named -q. */
+		if (!err && optarg && optarg[0] == '-' && optarg[1] &&
+		    !isdigit((unsigned char)optarg[1]))
+			err = bl_why_set(why, EINVAL, "'%s' is an option, not a value (one is missing before it)",
+					 optarg);
 		if (!err)
 			err = once(w, c, longopts, why);
 		if (!err)

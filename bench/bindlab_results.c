@@ -1045,6 +1045,11 @@ static int cmd_summary(int argc, char **argv)
 	if (strcmp(bl_json_str(run, "schema"), BINDLAB_RUN_SCHEMA))
 		die_usage("%s: summary reads a run file (bindlab_results merge), not a program's result",
 			  argv[1]);
+	/* Nor a run file before merge: bind_churn's has cases, no verdicts. */
+	json_array_foreach(json_object_get(run, "cases"), i, c)
+		if (!json_object_get(c, "verdict"))
+			die_usage("%s: case %s has no stored verdict: summary reads a merged run file (bindlab_results merge)",
+				  argv[1], bl_json_str(c, "case"));
 	/* Printed only: no byte of the file reaches the terminal raw. */
 	raw = json_deep_copy(run);
 	bl_json_printable(run);

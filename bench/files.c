@@ -112,6 +112,7 @@ static int new_name(const char *path, char *real, size_t len,
 static int out_target(const char *path, char *real, size_t len,
 		      struct bl_why *why)
 {
+	bool again = false;
 	char dir[PATH_MAX];
 	struct stat st;
 
@@ -120,6 +121,7 @@ static int out_target(const char *path, char *real, size_t len,
 	if (strlen(path) >= len)
 		return bl_why_set(why, ENAMETOOLONG, "%s: file name too long",
 				  bl_printable(path));
+look:
 	if (!stat(path, &st)) {
 		if (!S_ISREG(st.st_mode))
 			return kind_error(&st, path, why);
@@ -140,6 +142,14 @@ static int out_target(const char *path, char *real, size_t len,
 	if (errno != ENOENT)
 		return bl_why_set(why, errno, "%s: %s", bl_printable(path),
 				  strerror(errno));
+	/*
+	 * There now, not a symlink: another writer's rename came between
+	 * the two looks (two runs into one file). Once more, as a file.
+	 */
+	if (!again && !lstat(path, &st) && !S_ISLNK(st.st_mode)) {
+		again = true;
+		goto look;
+	}
 	return new_name(path, real, len, why);
 }
 

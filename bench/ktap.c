@@ -419,7 +419,10 @@ static long result_head(struct ktap_parser *p, struct ktap_level *lv,
 		*dir = *copy + 1;
 		*name = *copy + strlen(*copy);
 	} else {
-		hash = strstr(*copy, " #");
+		/* The first blank before a '#': a tab is TAP's whitespace too. */
+		for (hash = *copy; (hash = strpbrk(hash, " \t")); hash++)
+			if (hash[1] == '#')
+				break;
 		/* "NAME #SKIP why" too: its word right after the '#'. */
 		if (hash && (hash[2] == ' ' || !hash[2] ||
 			     directive_word(hash + 2, &len) <
@@ -577,6 +580,9 @@ static void level_line(struct ktap_parser *p, struct ktap_level *lv,
 	else if (!strncmp(l, "ok ", 3) || !strncmp(l, "not ok ", 7) ||
 		 !strcmp(l, "ok") || !strcmp(l, "not ok"))
 		result_line(p, lv, l);
+	else if (*l == '#' && is_version(l + 1 + (l[1] == ' ')))
+		/* Its results would pass for diagnostics: fail closed. */
+		broken(p, "a KTAP level nested in a program's (this reader reads two levels)");
 	else if (*l == '#' && lv == &p->top && !p->in_sub)
 		top_diag(p, l + 1 + (l[1] == ' '));
 	else if (*l == '#')

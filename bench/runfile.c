@@ -129,6 +129,9 @@ static int check_env(json_t *env, const char *what, struct bl_why *why)
 		  json_integer_value(v) > BL_MAX_CPUS))
 		return bad(why, what, "env.nproc not in 1..%d: no CPU count",
 			   BL_MAX_CPUS);
+	/* Our env always has both: a load alone would leave the floor unwidened. */
+	if (!v && json_is_string(json_object_get(env, "loadavg")))
+		return bad(why, what, "env.loadavg without env.nproc: no load per CPU");
 	if (bl_env_load_per_cpu(env, &load))
 		return bad(why, what, "env.loadavg/nproc: the load per CPU is not a number in [0, %d] or nproc not in 1..%d",
 			   BL_MAX_LOAD_PER_CPU, BL_MAX_CPUS);
@@ -216,20 +219,29 @@ static int check_summary(json_t *sum, const char *what, struct bl_why *why)
 	    json_array_size(x) != json_array_size(y) ||
 	    json_array_size(x) > 1000)
 		return bad(why, what, "summary.curve needs bound_before and median_ns of the same length, at most 1000");
-	json_array_foreach(x, i, v)
+	/* The first bucket starts with no socket bound; no bind takes no time. */
+	json_array_foreach(x, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return bad(why, what, "summary.curve.bound_before[%zu] is not an integer >= 0",
+				   i);
+		v = json_array_get(y, i);
 		if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
-		    !json_is_number(json_array_get(y, i)) ||
-		    !isfinite(json_number_value(json_array_get(y, i))))
-			return bad(why, what, "summary.curve point %zu is not two finite numbers", i);
+		    json_number_value(v) <= 0 ||
+		    json_number_value(v) > BL_MAX_SAMPLE)
+			return bad(why, what, "summary.curve.median_ns[%zu] is not a number in (0, %g]",
+				   i, BL_MAX_SAMPLE);
+	}
 	return 0;
 }
 
 static int check_result(json_t *r, bool run, const char *what,
 			struct bl_why *why)
 {
+	static const char * const counts[] = { "n", "rounds" };
 	const char *schema, *tool, *id, *version;
-	json_t *params, *metric;
+	json_t *params, *metric, *v;
 	json_int_t sv;
+	size_t i;
 	int err;
 
 	if (!json_is_object(r))
@@ -252,6 +264,16 @@ static int check_result(json_t *r, bool run, const char *what,
 		return bad(why, what, "case %s: harness_version or tool is not a short word", id);
 	if (!json_is_object(params))
 		return bad(why, what, "params not an object");
+	/*
+	 * A count below 1 measured nothing. Rounds need not match the
+	 * samples: merge pools files, adding samples, not rounds.
+	 */
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		v = json_object_get(params, counts[i]);
+		if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+			return bad(why, what, "case %s: params.%s is not an integer >= 1",
+				   id, counts[i]);
+	}
 	err = check_metric(metric, what, why);
 	if (!err)
 		err = check_env(json_object_get(r, "env"), what, why);
@@ -274,7 +296,7 @@ static int check_tests(json_t *tests, const char *what, struct bl_why *why)
 		"pass", "fail", "xfail", "xpass", "skip", "error", "crash",
 	};
 	const char *program, *test, *result;
-	json_t *t, *reason;
+	json_t *t, *reason, *declared;
 	size_t i, k;
 
 	if (!tests)
@@ -288,6 +310,10 @@ static int check_tests(json_t *tests, const char *what, struct bl_why *why)
 		reason = json_object_get(t, "reason");
 		if (reason && !json_is_string(reason))
 			return bad(why, what, "tests[%zu].reason is not a string", i);
+		/* Read by rejudge_tests(): a non-boolean would read as false. */
+		declared = json_object_get(t, "declared");
+		if (declared && !json_is_boolean(declared))
+			return bad(why, what, "tests[%zu].declared is not a boolean", i);
 		for (k = 0; k < ARRAY_SIZE(results); k++)
 			if (!strcmp(result, results[k]))
 				break;

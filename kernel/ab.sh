@@ -6,8 +6,17 @@
 # boot, keep the JSON result files per kernel and print the comparison.
 
 set -euo pipefail
+# 0 and 1 are verdicts: only said() gives them. Any other way out (an
+# unset variable, no descriptor) is the harness's 126.
+trap 'rc=$?; [ "$rc" -ge 2 ] || [ "$rc" = "${said:-}" ] || exit 126' EXIT
+# said CODE: this run's verdict, 0 or 1.
+said()
+{
+	said=$1
+	exit "$1"
+}
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 126
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
 . "$BL_REPO_DIR/scripts/cases.sh"
 
@@ -39,8 +48,10 @@ OUT/LABEL/bootK/CASE.json  the programs' result files, one per case per boot
 OUT/LABEL/bootK.json       each boot's run file (bindlab_results merge, the
                            table's names): what ./run.sh compare reads
 OUT/runs/LABEL-bootK/      each VM's console.log, output.log, status
+OUT/runs/build-LABEL.out   build.sh's output for a side given as a tree
 exit: 0 every boot ran every case, 1 a boot or case failed, 2 usage, or
-  a result file that is not its case's (another case, N or program),
+  a result file that is not its case's (another case, N or program), or
+  nothing the two sides' results let compare,
   126 harness error, 128+N killed by signal N (builds and VMs gone too)
 EOF
 }
@@ -73,7 +84,7 @@ while [ $# -gt 0 ]; do
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; vm_timeout=$2; shift ;;
 	-a|--accel) bl_need_arg "$1" $# "${2-}"; bl_once --accel; accel=$2; shift ;;
 	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
-	-h|--help) usage; exit 0 ;;
+	-h|--help) usage; said 0 ;;
 	--) shift; break ;;
 	-*) bl_usage_error "unknown option '$1'" ;;
 	*) break ;;
@@ -124,7 +135,7 @@ done
 [ -d "$2" ] || [ ${#patch_b[@]} -eq 0 ] || bl_usage_error "--patch-b needs a tree, not an image"
 [ -z "$out" ] || bl_dest_dir --out "$out" empty
 # The command line checked, nothing made or booted yet (as lava.sh).
-[ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || exit 0
+[ "${BINDLAB_CHECK_ARGS:-}" != 1 ] || said 0
 
 # This run's own OUT: an earlier run's boots there would be compared too.
 if [ -n "$out" ]; then
@@ -150,13 +161,16 @@ resolve_kernel()
 		return 0
 	fi
 	# A tree that does not build is a failed side (1); build.sh's own
-	# errors (2 usage, a missing patch; 3) are the harness's (2).
-	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/build-${label[k]}.out" || {
+	# errors (2 usage, a missing patch; 3) are the harness's (2), and so
+	# is a log we cannot write, which the shell would also call 1. In
+	# runs/, where no label's directory is.
+	: > "$out/runs/build-${label[k]}.out" || bl_die 2 "cannot write $out/runs/build-${label[k]}.out"
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$side" "$@" > "$out/runs/build-${label[k]}.out" || {
 		rc=$?
-		[ "$rc" = 1 ] && bl_die 1 "building ${label[k]} failed"
+		[ "$rc" != 1 ] || { bl_log "error: building ${label[k]} failed"; said 1; }
 		bl_die 2 "building ${label[k]}: build.sh exit $rc (its error above)"
 	}
-	image[k]=$(tail -n 1 "$out/build-${label[k]}.out")
+	image[k]=$(tail -n 1 "$out/runs/build-${label[k]}.out")
 }
 
 image=()
@@ -219,6 +233,12 @@ bl_log "$((boots * 2)) boots in $((SECONDS - start)) s; results in $out"
 
 # Each boot is one run of each case: with two or more boots a side,
 # compare takes one sample per boot, so drift between boots counts.
-"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/boot*.json -- "$out/${label[1]}"/boot*.json ||
-	failed=1
-exit "$failed"
+# Its 2 (nothing compared, a file refused) is no kernel's verdict.
+rc=0
+"$BL_REPO_DIR/run.sh" compare "$out/${label[0]}"/boot*.json -- "$out/${label[1]}"/boot*.json || rc=$?
+case $rc in
+0) ;;
+1) failed=1 ;;
+*) bl_die 2 "compare exit $rc: no verdict (its error above)" ;;
+esac
+said "$failed"

@@ -6,12 +6,23 @@
 # and answer with the exit code git bisect understands.
 
 set -eEuo pipefail
+# git bisect run reads 0 as good, 1 as bad and 125 as skip: only answer()
+# says them. Any other way out (an unset variable, no descriptor, a
+# missing file) is 128, which stops the bisect: no commit is to blame.
+trap 'rc=$?; [ "$rc" -ge 128 ] || [ "$rc" = "${answered:-}" ] || exit 128' EXIT
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 128
 # shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
 . "$BL_REPO_DIR/scripts/cases.sh"
 # Under set -e an unplanned failure would exit 1, "bad": it is ours.
 trap 'bl_log "error: unexpected failure at line $LINENO: abort"; exit 128' ERR
+
+# answer CODE: this step's answer to git bisect run (0, 1 or 125).
+answer()
+{
+	answered=$1
+	exit "$1"
+}
 
 usage()
 {
@@ -100,7 +111,7 @@ while [ $# -gt 0 ]; do
 	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
 	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; [ -n "$2" ] || bl_usage_error "$1 needs a DIR"; collection=$2; shift ;;
 	--test) shift; test_cmd=("$@"); set --; break ;;
-	-h|--help) usage; exit 0 ;;
+	-h|--help) usage; answer 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
 	esac
@@ -230,7 +241,7 @@ harness_selected()
 # refused now, not found out after a build.
 check_test()
 {
-	local prog=${test_cmd[0]-} n
+	local prog=${test_cmd[0]-} n bench=
 
 	[ -n "$prog" ] || bl_usage_error "give --case or --test PROGRAM"
 	[ -z "$threshold$size" ] || bl_usage_error "--threshold and --size go with --case"
@@ -244,6 +255,13 @@ check_test()
 			bl_usage_error "--test ${test_cmd[*]}: the filters select no test of '$prog -l'"
 		is_kselftest=1
 	elif [[ " $BL_TOOLS " == *" $prog "* ]]; then
+		# A benchmark of the case table: what measures the kernel (the
+		# results tool does not, and knows no check-only mode).
+		bl_cases_load || exit 128
+		for n in "${BL_CASE_NAMES[@]}"; do
+			[ "${BL_CASE_ROW[$n.command]%% *}" != "$prog" ] || bench=$n
+		done
+		[ -n "$bench" ] || bl_usage_error "--test: '$prog' is no benchmark of the case table (cases)"
 		bl_check_args "--test" "${test_cmd[@]}"
 	else
 		bl_usage_error "--test: '$prog' is no program of the Makefile (kselftests: $BL_KSELFTESTS; benchmarks: $BL_TOOLS)"
@@ -308,19 +326,19 @@ judge_test()
 		fi
 		if [ "$(tail -n 1 <<< "$lines")" != "plan ok" ]; then
 			bl_log "$commit: ${test_cmd[0]} stopped early after $n results ($(head -n 1 "$run/ktap.err"), exit $1): bad"
-			exit 1
+			answer 1
 		fi
 		# The harness exits 0 when every test skipped (a commit without
 		# the feature, a kernel without IPv6): nothing was tested.
 		if [ "$1" = 0 ] && ! grep -qv -e '^plan ' -e '^skip ' <<< "$lines"; then
 			bl_log "$commit: every test of ${test_cmd[0]} skipped: skip"
-			exit 125
+			answer 125
 		fi
 	fi
 	case $1 in
-	0) bl_log "$commit: test passed: good"; exit 0 ;;
-	4) bl_log "$commit: test skipped: skip"; exit 125 ;;
-	*) bl_log "$commit: test failed (exit $1): bad"; exit 1 ;;
+	0) bl_log "$commit: test passed: good"; answer 0 ;;
+	4) bl_log "$commit: test skipped: skip"; answer 125 ;;
+	*) bl_log "$commit: test failed (exit $1): bad"; answer 1 ;;
 	esac
 }
 
@@ -332,8 +350,8 @@ judge_case()
 	case $1 in
 	0) ;;
 	2) bl_log "$commit: $bcase refused its command line in the guest: abort"; exit 128 ;;
-	4) bl_log "$commit: $bcase skipped: skip"; exit 125 ;;
-	*) bl_log "$commit: $bcase exit $1: skip"; exit 125 ;;
+	4) bl_log "$commit: $bcase skipped: skip"; answer 125 ;;
+	*) bl_log "$commit: $bcase exit $1: skip"; answer 125 ;;
 	esac
 	side=">=" limit=--at-least
 	[ "$(bl_case_field "$bcase" better)" = higher ] || side="<=" limit=--at-most
@@ -351,8 +369,8 @@ judge_case()
 	read -r median min max n <<< "$stats"
 	unit=$(bl_case_field "$bcase" unit)
 	bl_log "$commit: $bcase: median $median $unit (min $min, max $max, n $n), good when $side $threshold: $verdict"
-	[ "$verdict" = good ] || exit 1
-	exit 0
+	[ "$verdict" = good ] || answer 1
+	answer 0
 }
 
 # build: the commit's image in $image; 125 when the tree does not build.
@@ -364,7 +382,7 @@ build()
 		${build_dir:+--out "$build_dir"} > "$step/build.out" || rc=$?
 	case $rc in
 	0) image=$(tail -n 1 "$step/build.out") ;;
-	1) bl_log "$commit: build failed: skip"; exit 125 ;;
+	1) bl_log "$commit: build failed: skip"; answer 125 ;;
 	*) bl_log "$commit: build.sh exit $rc (not the tree's failure): abort"; exit 128 ;;
 	esac
 }
@@ -382,7 +400,7 @@ boot()
 	[ "$vm_status" != ok ] || return 0
 	case $vm_status in
 	boot-failed) bl_log "$commit: both boots died before the command started: infrastructure, abort"; exit 128 ;;
-	panic|timeout|no-result) bl_log "$commit: no result from the VM ($vm_status): skip"; exit 125 ;;
+	panic|timeout|no-result) bl_log "$commit: no result from the VM ($vm_status): skip"; answer 125 ;;
 	*) bl_log "$commit: VM error ($vm_status, vm.sh exit $rc): abort"; exit 128 ;;
 	esac
 }

@@ -7,7 +7,7 @@
 
 set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 3
 # A command of ours that fails unplanned is the harness's fault, not the
 # tree's: exit 3, which bisect.sh reads as "abort", never as "skip".
 trap 'bl_log "error: unexpected failure at line $LINENO"; exit 3' ERR

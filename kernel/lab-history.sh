@@ -8,7 +8,7 @@
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 2
 
 usage()
 {

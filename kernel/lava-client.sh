@@ -39,7 +39,7 @@ check_server_args()
 		http://[A-Za-z0-9]*|https://[A-Za-z0-9]*|file:///*) ;;
 		*) bl_usage_error "--artifacts wants an http://HOST, https://HOST or file:/// URL" ;;
 		esac
-		case $artifacts in *[[:space:][:cntrl:]\'\"\\\|]*) bl_usage_error "--artifacts: a blank, control character, quote, backslash or | in '$artifacts'" ;; esac
+		case $artifacts in *[!!-~]* | *[\'\"\\\|]*) bl_usage_error "--artifacts: a blank, control character, byte above 0x7e, quote, backslash or | in '$artifacts'" ;; esac
 	elif [ -z "${BL_LAVA_ENTER:-}" ]; then
 		bl_usage_error "--server needs --artifacts URL: where its workers read the staged kernel, ramdisk and test definition"
 	fi

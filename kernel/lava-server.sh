@@ -8,7 +8,7 @@
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 2
 # shellcheck source-path=SCRIPTDIR source=lava-root.sh
 . "$(dirname "$0")/lava-root.sh"
 

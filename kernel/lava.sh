@@ -7,7 +7,9 @@
 
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 2
+# shellcheck source-path=SCRIPTDIR source=../scripts/cases.sh
+. "$BL_REPO_DIR/scripts/cases.sh"
 # shellcheck source-path=SCRIPTDIR source=lava-root.sh
 . "$(dirname "$0")/lava-root.sh"
 # shellcheck source-path=SCRIPTDIR source=lava-client.sh
@@ -119,7 +121,24 @@ check_server_args
 bl_want_uint --sockets "$sockets" 0
 bl_want_uint --rounds "$rounds" 1
 [ $((rounds % 2)) -eq 1 ] || bl_usage_error "--rounds must be odd (the median is a sample)"
-bl_want_uint --timeout "$job_minutes" 5
+# A week at most: the job's limit in seconds stays a sane number.
+bl_num "$job_minutes" 5 10080 || bl_usage_error "--timeout wants minutes from 5 to 10080"
+# Each case's program asks its own N and rounds now, not the device
+# after a build and a boot (as ab.sh and bisect.sh do).
+if [ "$sockets" -gt 0 ]; then
+	bl_cases_load || exit 2
+	for c in "${BL_CASE_NAMES[@]}"; do
+		why=$(bl_case_check_args "$c" "$sockets" "$rounds") ||
+			bl_usage_error "--sockets $sockets --rounds $rounds: $c: $why"
+	done
+fi
+# The device splits ENV into words and exports each: VAR=VALUE words,
+# no character the device's shell would expand or split on.
+read -ra env_words <<< "$test_env"
+for w in "${env_words[@]}"; do
+	[[ $w =~ ^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_.,:/+@%=-]*$ ]] ||
+		bl_usage_error "--env: '$w' is not VAR=VALUE (letters, digits and _.,:/+@%=- in VALUE)"
+done
 for k in "${kernels[@]}"; do
 	case $k in
 	stock|fixed) ;;

@@ -4,21 +4,22 @@
 # Shared helpers of the kernel lab scripts (build.sh, vm.sh, ab.sh,
 # bisect.sh and tests/kernel_lab_test.sh). Sourced, never run.
 
+# First: its descriptor check comes before anything here needs one.
+# shellcheck source-path=SCRIPTDIR source=../scripts/strict.sh
+. "${BASH_SOURCE[0]%/*}/../scripts/strict.sh" || exit 2
 # Empty with HOME unset: bl_check_dir refuses it, in the script's exit code.
 BINDLAB_CACHE=${BINDLAB_CACHE:-${HOME:+$HOME/.cache/bindlab}}
 # A usage error's exit code is the script's, never from the environment:
 # under `git bisect run` a mistyped step must abort the bisect (128), not
 # mark commits bad.
 BL_USAGE_EXIT=2
-[ "$(basename -- "$0")" != bisect.sh ] || BL_USAGE_EXIT=128
+[ "${0##*/}" != bisect.sh ] || BL_USAGE_EXIT=128
 # Builds and VMs share two cores with timing-sensitive benchmarks.
 BINDLAB_NICE=${BINDLAB_NICE:-19}
 BL_KERNEL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # for the scripts that source this file
 BL_REPO_DIR=$(cd "$BL_KERNEL_DIR/.." && pwd)
 BL_PROG=${BL_PROG:-$(basename "$0")}
-# shellcheck source-path=SCRIPTDIR source=../scripts/strict.sh
-. "$BL_REPO_DIR/scripts/strict.sh"
 # shellcheck source-path=SCRIPTDIR source=../scripts/args.sh
 . "$BL_REPO_DIR/scripts/args.sh"
 

@@ -44,9 +44,10 @@ id names the function, the (first) line and the operator.
 The table is validated whole whenever it is read: a missing or corrupt
 table, a row of another tree, an unknown verdict, a duplicate id (one
 spelling only, its row's function, line and operator), a killed row
-with no test or a survivor with one, a text of more than one line are
-errors (exit 2, one line), never a score. Every file is written to a
-temporary beside it and renamed."""
+with no test or a survivor with one, a test killing it named twice, a
+first, via or clock that is none of gen's or mutate.sh's, a text of
+more than one line are errors (exit 2, one line), never a score. Every
+file is written to a temporary beside it and renamed."""
 
 import difflib
 import json
@@ -530,6 +531,9 @@ def check_row(r, tree, progs):
             isinstance(x, str) and x and x == x.strip() and ',' not in x
             for x in kb):
         return '%s: killed_by is not a list of test names' % mid
+    # One test counted once: a name twice is no row record writes.
+    if len(set(kb)) != len(kb):
+        return '%s: killed_by names a test twice' % mid
     if (r['verdict'] == 'killed') != bool(kb):
         return '%s: %s, killed by %s' % (mid, r['verdict'],
                                          ','.join(kb) or 'nothing')
@@ -554,6 +558,20 @@ def check_row(r, tree, progs):
     for k in ('file', 'original', 'mutated', 'programs', 'argument'):
         if not isinstance(r.get(k, ''), str):
             return '%s: %s is no text' % (mid, k)
+    # gen's manifest keys, kept by record when the manifest has them:
+    # first the commands of stage 1 (reach prints them), via the entry
+    # points (function names) that reach the mutant's function.
+    if 'first' in r and not (isinstance(r['first'], list) and r['first'] and all(
+            isinstance(c, str) and c.strip() for c in r['first'])):
+        return '%s: first is not a list of commands' % mid
+    if 'via' in r and not (isinstance(r['via'], list) and r['via'] and all(
+            isinstance(f, str) and re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*', f)
+            for f in r['via'])):
+        return '%s: via is not a list of function names' % mid
+    # mutate.sh's one clock: virtual (vm.sh --icount); none is the real
+    # clock of the rows before it. summary reads verdict_s by it.
+    if r.get('clock', 'virtual') != 'virtual':
+        return '%s: clock %r, not virtual' % (mid, r.get('clock'))
     if tree is not None and r.get('tree') != tree:
         return '%s: a row of tree %s in the table of tree %s' % (
             mid, r.get('tree'), tree)
@@ -656,7 +674,10 @@ def record(table, manifest, mid, pairs):
                 row[k] = float(row[k])
             except ValueError:
                 die('%s is no number: %s' % (k, row[k]))
-    row['killed_by'] = [x for x in row.get('killed_by', '').split(',') if x]
+    # Each test once, in order: a KTAP that lists a failing test twice
+    # (mutate.sh's failures() keeps both) is one test that killed it.
+    row['killed_by'] = list(dict.fromkeys(
+        x for x in row.get('killed_by', '').split(',') if x))
     row['tree'] = t['about']['tree']
     why = check_row(row, t['about']['tree'], programs())
     if why:

@@ -9,7 +9,7 @@
 
 set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 3
 trap 'bl_log "error: unexpected failure at line $LINENO"; exit 3' ERR
 
 usage()
@@ -39,10 +39,11 @@ output: one line per mutant (its verdict and times); the table, rewritten
   after each mutant (JSON and text), with the kernel version and the
   project's commit; a run killed midway loses at most the mutant it ran.
   Each run's mutants, logs and VMs: a new \$BINDLAB_CACHE/mutate/runs/DATE.
-exit: 0 done, 2 usage (also: TREE has uncommitted changes, the table's
-  folder is not writable, the project is no git checkout, the table is
-  not this tree's or is corrupt), 3 harness error (a VM or build error
-  of ours)
+exit: 0 done, 2 usage (also: TREE has uncommitted changes or files gen
+  cannot read, the table's folder is not writable, the project is no git
+  checkout, the table is not this tree's or is corrupt, a -m names no
+  mutant, -C no collection), 3 harness error (a VM or build error of
+  ours)
 EOF
 }
 
@@ -58,7 +59,7 @@ timeout=900
 # whole-collection boot on a real clock) and bind_fastreuse's growth is
 # counted in guest instructions, the same figures on any host under any
 # load (fixed 1.00, stock 17.03 at 4000 binds), not TCG's noisy wall time.
-vmopts=(-a tcg --icount)
+vmopts=(-a tcg --icount) coll=''
 
 # GNU order and --opt=VALUE (scripts/args.sh); mutate takes no operand.
 bl_args "-t --tree -o --out -r --results -m --mutant -n --max -b --budget -T --timeout -C --collection" "" "$@"
@@ -72,7 +73,7 @@ while [ $# -gt 0 ]; do
 	-n|--max) bl_need_arg "$1" $# "${2-}"; bl_once --max; max=$2; shift ;;
 	-b|--budget) bl_need_arg "$1" $# "${2-}"; bl_once --budget; budget=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; timeout=$2; shift ;;
-	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; vmopts+=("$1" "$2"); shift ;;
+	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; coll=$2; vmopts+=("$1" "$2"); shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
@@ -84,6 +85,10 @@ done
 [ -z "$max" ] || bl_want_uint --max "$max" 1
 [ -z "$budget" ] || bl_want_uint --budget "$budget" 1
 bl_want_uint --timeout "$timeout" 1
+# vm.sh would find a bad collection only after the first mutant's build.
+if [ -n "$coll" ] && [ ! -d "$coll/net/bindlab" ]; then
+	bl_usage_error "--collection: no net/bindlab in $coll (kernel/collection.sh installs one)"
+fi
 bl_check_env
 if [ ! -f "$tree/Makefile" ] || [ ! -d "$tree/arch/x86" ]; then
 	bl_usage_error "not a kernel tree: $tree"
@@ -129,7 +134,9 @@ mutants() { python3 "$BL_KERNEL_DIR/mutants.py" "$@"; }
 bl_own_dir "mutate run" "$BINDLAB_CACHE/mutate/runs/$(date +%Y%m%d-%H%M%S)" next
 mine=$BL_OWN_DIR
 gen=$mine/gen
-mutants gen "$tree" "$gen" >&2
+# A tree gen cannot read (mutants.py said why, exit 2): the user's to
+# mend, and the folder, only gen's output yet, goes.
+mutants gen "$tree" "$gen" >&2 || { rc=$?; rm -rf -- "$mine"; exit "$rc"; }
 manifest=$gen/mutants.json
 
 # The files a mutant may have changed, and the stamp that keeps the tree
@@ -298,6 +305,11 @@ bl_trap_signals
 about
 if [ ${#only[@]} -gt 0 ]; then
 	ids=("${only[@]}")
+	# Every -m now, not the second one after the first one's build; the
+	# folder is this run's and holds only gen's output yet.
+	for id in "${ids[@]}"; do
+		[ -f "$gen/patches/$id.patch" ] || { rm -rf -- "$mine"; bl_usage_error "no mutant $id"; }
+	done
 else
 	mapfile -t ids < <(python3 -c 'import json,sys
 for m in json.load(open(sys.argv[1])): print(m["id"])' "$manifest")

@@ -260,7 +260,8 @@ function result_line(lv, l,   ok, s, v, name, dir, hasdir, h) {
 		s = substr(s, 3)
 	name = s
 	# kselftest.h prints "ok N # SKIP why": no name, the directive first.
-	h = substr(s, 1, 1) == "#" ? 0 : index(s, " #")
+	# The first blank before a "#": a tab is TAP'"'"'s whitespace too.
+	h = substr(s, 1, 1) == "#" ? 0 : match(s, /[ \t]#/)
 	if (!h && s ~ /^#( |$)/) {
 		name = v
 		dir = substr(s, 2)
@@ -299,6 +300,9 @@ function level_line(lv, l) {
 		plan_line(lv, l)
 	else if (substr(l, 1, 3) == "ok " || substr(l, 1, 7) == "not ok " || l == "ok" || l == "not ok")
 		result_line(lv, l)
+	else if (substr(l, 1, 1) == "#" && is_version(substr(l, 2 + (substr(l, 2, 1) == " "))))
+		# Its results would pass for diagnostics: fail closed.
+		broken("a KTAP level nested in a program'"'"'s (this reader reads two levels)", 1)
 	else if (substr(l, 1, 1) == "#" && lv == 0 && !in_sub)
 		top_diag(substr(l, 2 + (substr(l, 2, 1) == " ")))
 	else if (substr(l, 1, 1) == "#")

@@ -5,8 +5,8 @@
 # job of TEMPLATE (lava/jobs/*.yaml) with its {{ NAME }} placeholders
 # filled. The one filler of the project (kernel/lava.sh, tests/lava_test.sh);
 # a lab's own templating can fill the same names instead. Exit 2 on a bad
-# call, a URL with a quote, blank, control character, '|' or '\', or a
-# placeholder left unfilled.
+# call, a URL with a quote, blank, control character, byte above 0x7e,
+# '|' or '\', or a placeholder left unfilled.
 set -eu
 # Numbers and character classes as in C, whatever the caller's locale
 # (scripts/strict.sh's, for a script that runs without the repository).
@@ -23,7 +23,9 @@ die()
 [ -f "$1" ] || die "no such template: $1"
 for url in "$2" "$3" "$4"; do
 	case $url in
-	''|*[[:space:][:cntrl:]\"\'\|\\]*)
+	# A URL is printable ASCII (RFC 3986 escapes the rest as %XX): a
+	# byte above 0x7e is no YAML reader's UTF-8 either.
+	''|*[!!-~]*|*[\"\'\|\\]*)
 		# Shown as ^J, ^I...: the error stays one line.
 		die "not a URL for a YAML string: '$(printf '%s' "$url" | cat -vt | sed -z 's/\n/^J/g')'" ;;
 	esac

@@ -25,12 +25,14 @@ FIXTURE.VARIANT.TEST" lines of the installed programs
 (`lava/bindlab-lava.sh names PROG...`): "_" is ambiguous, so only an exact
 match maps; net_bindlab_PROG is PROG's ktap.plan and shardfile-net.bindlab
 the runner's kselftest.shardfile. A record that does not parse, carries a
-measurement that is no finite number, a key twice in one object (JSON's
+measurement that is no finite number (or, but on LAVA's own records,
+none in the host's (0, 1e15]), a key twice in one object (JSON's
 and YAML's readers keep the last: a "fail" could read as "pass") or a
 result its metadata contradicts, or a
 name that maps to nothing or to two tests is an error naming it (exit 2,
 nothing written); so are records of two jobs (their job ids, LAVA's job
-record twice), REST pages that are not every page of the job, and a job
+record twice), a case twice (which result counts?), REST pages that
+are not every page of the job, and a job
 that LAVA says ended on an error (its job record's error_type): no
 kernel verdict.
 
@@ -415,13 +417,32 @@ def check_pages(pages):
                   % (", ".join(p for p, _, _ in pages), got, " or ".join(counts)))
 
 
+def check_once(seen):
+    """Every case once: seen is (definition, case) -> where, each time.
+    A case twice (a pass and a fail, or two pages' records of it) is no
+    verdict, which counts? The host's import refuses it too
+    (bench/lava_import.c). LAVA's own records may repeat; its job record
+    twice is check_one_job()'s (two jobs), checked first."""
+    for (definition, case), wheres in seen.items():
+        if definition != "lava" and len(wheres) > 1:
+            raise Bad("%s: %s %s twice (first at %s): which result counts?"
+                      % (wheres[1], definition, case, wheres[0]))
+
+
 # C's decimal notation only: float() also takes "1_0", blanks and other
 # scripts' digits ("\u0663" is 3), which the host's parsers refuse.
 C_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 
 
-def measurement(where, value):
-    """A finite float, from LAVA's string or number (never a bool)."""
+# The host's largest sample (BL_MAX_SAMPLE, bench/bindlab.h): its import
+# (bench/lava_import.c) and run files take a sample in (0, 1e15] only.
+MAX_SAMPLE = 1e15
+
+
+def measurement(where, value, sample=True):
+    """A finite float, from LAVA's string or number (never a bool); a
+    sample (not LAVA's own record) in (0, MAX_SAMPLE], as the host reads
+    it: "-5", and "1e-400", which reads as 0.0, are none."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise Bad("%s: measurement %s is no number" % (where, shown(value)))
     if isinstance(value, str) and not C_NUMBER.match(value):
@@ -434,6 +455,8 @@ def measurement(where, value):
         v = math.inf
     if not math.isfinite(v):
         raise Bad("%s: measurement %s is not finite" % (where, shown(value)))
+    if sample and not 0 < v <= MAX_SAMPLE:
+        raise Bad("%s: measurement %s is not in (0, %g]" % (where, shown(value), MAX_SAMPLE))
     return v
 
 
@@ -471,7 +494,9 @@ def convert(where, msg, names):
         definition, case = hit
     out = {"definition": definition, "case": case, "result": msg["result"]}
     if msg.get("measurement") not in (None, ""):
-        out["measurement"] = measurement(where, msg["measurement"])
+        # LAVA's own (an action's duration, maybe 0.00) the host keeps
+        # as text, unchecked.
+        out["measurement"] = measurement(where, msg["measurement"], definition != "lava")
         out["units"] = msg.get("units") or ""
     return out, hit is not None
 
@@ -586,7 +611,7 @@ def run(argv):
     if args is None or len(args) < 2:
         print("usage: lava-results.py [--names FILE] IN... OUT.json", file=sys.stderr)
         return 2
-    results, nin, nmapped, pages, jobs = [], 0, 0, [], {}
+    results, nin, nmapped, pages, jobs, seen = [], 0, 0, [], {}, {}
     out_path = out_target(args[-1], args[:-1] + ([names_file] if names_file else []))
     names = load_names(names_file) if names_file else None
     inputs = [(path,) + read_input(path) for path in args[:-1]]
@@ -594,10 +619,12 @@ def run(argv):
         for where, msg in log if data is None else export_records(path, data, pages, jobs):
             nin += 1
             out, hit = convert(where, msg, names)
+            seen.setdefault((out["definition"], out["case"]), []).append(where)
             results.append(out)
             nmapped += hit
     check_one_job(jobs, results)
     check_pages(pages)
+    check_once(seen)
     text = json.dumps(results, indent=1, allow_nan=False)
     # The summary before OUT: one that cannot be printed is an error, and
     # an error leaves no new OUT.

@@ -12,6 +12,26 @@
 export LC_ALL=C
 unset LANGUAGE
 
+# A pipe, a here-document or a child's files each need a descriptor:
+# below this many a command fails half-way, and its exit 1 would read as
+# the kernel's verdict. Each script's own code for a harness error (a
+# bisect step's 128 stops the bisect: no commit is to blame); the main
+# job and the tests SKIP with the reason.
+bl_fds=$(ulimit -n 2>/dev/null) || bl_fds=0
+if [ "$bl_fds" != unlimited ] && ! [ "${bl_fds:-0}" -ge 64 ] 2>/dev/null; then
+	case ${0##*/} in
+	bisect.sh) bl_fds_exit=128 ;;
+	ab.sh | vm.sh) bl_fds_exit=126 ;;
+	build.sh | mutate.sh) bl_fds_exit=3 ;;
+	collection.sh) bl_fds_exit=2 ;;
+	*) bl_fds_exit=4 ;;
+	esac
+	echo "${0##*/}: $([ $bl_fds_exit = 4 ] && echo SKIP || echo error):" \
+		"ulimit -n ${bl_fds:-?}: needs 64 file descriptors" >&2
+	exit "$bl_fds_exit"
+fi
+unset bl_fds
+
 # bl_num VALUE MIN MAX: true when VALUE is such a number.
 bl_num() {
 	local v=$1

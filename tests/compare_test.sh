@@ -373,6 +373,11 @@ d["env"]["time"] = "later"; d["cases"][0]["env"]["time"] = "later"'
 "$res" merge "$tmp/v_pooled.json" "$tmp/run.json" "$tmp/v_reg.json" >/dev/null 2>&1
 check "merge pools a regressed case with a passing one: regressed" 1 ' regressed \(' "$res" summary "$tmp/v_pooled.json"
 bad "an unknown stored verdict is invalid input" "verdict 'great' is none of" "$res" summary "$tmp/v_odd.json"
+# A run before merge (bind_churn's) has no verdicts: merge's input, not summary's.
+mutate "$tmp/run.json" "$tmp/v_none.json" 'd["cases"][0].pop("verdict")'
+bad "summary: a case with no stored verdict is refused, not a failure" "case drifting has no stored verdict" "$res" summary "$tmp/v_none.json"
+"$res" merge "$tmp/v_none_merged.json" "$tmp/v_none.json" >/dev/null 2>&1
+check "merge stores the verdict such a run lacks" 0 '^drifting .* measured \(' "$res" summary "$tmp/v_none_merged.json"
 
 # The 8.4x slowdown of issue 20, one run a side, under --threshold 10.
 craft "$tmp/slow_before.json" 0.1.0 2 slow:total_ms:lower:100:10,10.1,9.9,10.2,9.8
@@ -399,6 +404,22 @@ mutate "$tmp/slow_before.json" "$tmp/unit.json" 'd["cases"][0]["metric"]["unit"]
 bad "a unit that is no unit is refused" "metric unit is not" "${cmp[@]}" "$tmp/unit.json" "$tmp/slow_2000.json"
 mutate "$tmp/run.json" "$tmp/curve.json" 'd["cases"][0]["summary"] = {"curve": {"bound_before": [0, 1], "median_ns": [5]}}'
 bad "a curve of unpaired points is refused" "summary.curve needs" "$res" summary "$tmp/curve.json"
+# A field of the wrong type or range, each: NAME|PATTERN|EDIT of run.json.
+while IFS='|' read -r name pat edit <&3; do
+	mutate "$tmp/run.json" "$tmp/field.json" "$edit"
+	bad "$name is refused" "$pat" "$res" summary "$tmp/field.json"
+done 3<<'EOF'
+params.n -1|params.n is not an integer >= 1|d["cases"][0]["params"]["n"] = -1
+params.n 0|params.n is not an integer >= 1|d["cases"][0]["params"]["n"] = 0
+params.n 1.5|params.n is not an integer >= 1|d["cases"][0]["params"]["n"] = 1.5
+params.rounds 0|params.rounds is not an integer >= 1|d["cases"][0]["params"]["rounds"] = 0
+params.rounds -5|params.rounds is not an integer >= 1|d["cases"][0]["params"]["rounds"] = -5
+a curve's negative bound_before|summary.curve.bound_before\[0\] is not|d["cases"][0]["summary"] = {"curve": {"bound_before": [-1, 2], "median_ns": [1.0, 2.0]}}
+a curve's negative median_ns|summary.curve.median_ns\[0\] is not|d["cases"][0]["summary"] = {"curve": {"bound_before": [0, 2], "median_ns": [-1.0, 2.0]}}
+a curve's zero median_ns|summary.curve.median_ns\[1\] is not|d["cases"][0]["summary"] = {"curve": {"bound_before": [0, 2], "median_ns": [1.0, 0]}}
+env.loadavg without env.nproc|env.loadavg without env.nproc|d["env"].update(loadavg="1.0 1.0 1.0 1/1 1"); d["env"].pop("nproc")
+tests[].declared "yes"|tests\[0\].declared is not a boolean|d["tests"][0]["declared"] = "yes"
+EOF
 
 # One case id twice: which would count? Neither: refused, read or written.
 mutate "$tmp/before.json" "$tmp/dup.json" 'd["cases"].append(dict(d["cases"][0], metric=dict(d["cases"][0]["metric"], samples=[40, 41, 39, 40.5, 39.5])))'

@@ -423,6 +423,21 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 	else
 		tap_skip lab_out.vm_disk_full "no mount namespace here (unshare -m)"
 	fi
+	# A label may be any name: ab's build logs live in runs/, never
+	# beside a label's directory, whose name they could otherwise take.
+	rc=0
+	BINDLAB_CACHE=$FAKE/out-cache timeout 120 "$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" -a tcg \
+		--names before,build-before.out -o "$FAKE/ablabel" "$FAKE/fast" "$FAKE/bzImage" \
+		> /dev/null 2> "$FAKE/ablabel.err" || rc=$?
+	# One round a side (case_args) leaves compare nothing to judge: its
+	# exit 2, which is no verdict either.
+	if [ "$rc" = 2 ] && [ -s "$FAKE/ablabel/runs/build-before.out" ] &&
+		tail -n 1 "$FAKE/ablabel.err" | grep -q 'compare exit 2: no verdict'; then
+		tap_ok "lab_out.ab_label_like_a_log # exit 2 after both sides ran, the build's log in runs/"
+	else
+		tap_not_ok "lab_out.ab_label_like_a_log # exit $rc, want 2 after both sides ran" \
+			"$(tail -n 3 "$FAKE/ablabel.err")"
+	fi
 	refused ab_names_dotdot 2 "" \
 		"$K/ab.sh" "${case_args[@]}" -C "$FAKE/coll" --names ..,after -o "$FAKE/new" "$FAKE/bzImage" "$FAKE/bzImage"
 	[ ! -e "$FAKE/new" ] || tap_not_ok "lab_out.ab_names_dotdot_writes_nothing # $FAKE/new made"
@@ -436,6 +451,13 @@ if [[ lab_out == ${LAB_KILL_ONLY:-*} ]]; then
 		tap_not_ok "lab_out.mutate_dirty_tree_kept # the edit was reset"
 	git -C "$FAKE/mut" checkout -q -- Makefile
 	refused mutate_table_unwritable 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/a-file/table.json"
+	# A collection vm.sh would refuse only after the first build: now,
+	# before a run folder is made.
+	refused mutate_no_collection 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json" -C "$FAKE/nocoll"
+	# A tree whose files gen cannot read: its error (2), no run folder.
+	refused mutate_gen_cannot_read 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"
+	[ ! -d "$FAKE/out-cache/mutate/runs" ] || [ -z "$(ls "$FAKE/out-cache/mutate/runs")" ] ||
+		tap_not_ok "lab_out.mutate_refused_no_folder # $(ls "$FAKE/out-cache/mutate/runs")"
 	# Another run on the tree, or on a table in the same folder: refused.
 	held "$FAKE/mut/.git/bindlab-mutate.lock"
 	refused mutate_tree_busy 2 "" "$K/mutate.sh" -t "$FAKE/mut" -r "$FAKE/mut-table.json"

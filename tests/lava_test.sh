@@ -761,8 +761,14 @@ job_id_a_list|record 1 (a.b.c): job a list is no id|[{"name": "a.b.c", "result":
 record_id_a_dict|record 1 (a.b.c): record id a dict is no id|[{"name": "a.b.c", "result": "pass", "id": {}, "metadata": {"definition": "x"}}]
 set_no_string|record 1 (a.b.c): set a dict is no string|[{"name": "a.b.c", "result": "pass", "metadata": {"definition": "x", "set": {"a": 1}}}]
 unit_no_string|record 1 (a.b.c): units 5 is no string|[{"name": "a.b.c", "result": "pass", "measurement": 1, "unit": 5, "metadata": {"definition": "x"}}]
+# The host's sample range, (0, 1e15]: "1e-400" reads as 0.0.
+measurement_negative|record 1 (a.b.c): measurement '-5' is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": "-5", "metadata": {"definition": "x"}}]
+measurement_underflow|record 1 (a.b.c): measurement '1e-400' is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": "1e-400", "metadata": {"definition": "x"}}]
+measurement_past_host_max|record 1 (a.b.c): measurement 2000000000000000.0 is not in (0, 1e+15]|[{"name": "a.b.c", "result": "pass", "measurement": 2e15, "metadata": {"definition": "x"}}]
 measurement_a_bool|record 1 (a.b.c): measurement True is no number|[{"name": "a.b.c", "result": "pass", "measurement": true, "metadata": {"definition": "x"}}]
 control_characters_escaped|record 1 (a\x0ab\x1b[1m): measurement 'z' is no number|[{"name": "a\nb\u001b[1m", "result": "pass", "measurement": "z", "metadata": {"definition": "x"}}]
+# A case twice, a pass and a fail: which counts? The host refuses it too.
+case_twice|case_twice: record 2 (a.b.c): x a.b.c twice (first at|[{job: "10", name: a.b.c, result: pass, metadata: {definition: x, case: a.b.c, result: pass}}, {job: "10", name: a.b.c, result: fail, metadata: {definition: x, case: a.b.c, result: fail}}]
 # A key twice: the readers keep the last, and a fail would read as a pass.
 json_duplicate_key|json_duplicate_key: key 'result' twice in one object|[{"name": "bind_fastreuse.v4_reuseaddr_same.growth", "result": "fail", "result": "pass", "metadata": {"definition": "bind_fastreuse"}}]
 yaml_duplicate_key|yaml_duplicate_key:1: key 'result' twice in one mapping|- {name: X, result: fail, result: pass, job: "1", metadata: {definition: d}}
@@ -860,6 +866,11 @@ sys.exit(0 if got == want else "%r" % (got ^ want))
 	sed 's/"count": 11/"count": 12/' "$f/rest-tests-page1.json" >"$tmp/p1-of-12.json"
 	refused_naming rest_page_twice_same_size_refused "record id 5502 again" \
 		--names "$tmp/names" "$tmp/p1-of-12.json" "$tmp/p1-of-12.json"
+	# Records of other ids, one case: page 2's pass of a test page 1 failed.
+	sed 's/net_bindlab_tw_reuse_loopback\b/net_bindlab_bind_bhash_test/g' "$f/rest-tests-page2.json" >"$tmp/p2-case-twice.json"
+	refused_naming rest_case_twice_refused \
+		"p2-case-twice.json: record 1 (net_bindlab_bind_bhash_test): bind_bhash_test ktap.plan twice (first at" \
+		--names "$tmp/names" "$f/rest-tests-page1.json" "$tmp/p2-case-twice.json"
 	sed 's/tw_sysctl_reuse_minus_1_write/tw_sysctl_reuse_minus_7_write/g' "$f/rest-tests-page1.json" >"$tmp/p1.json"
 	refused_naming unmappable_name_refused \
 		"record 6 (net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write): kselftest.sh name net_bindlab_tw_reuse_loopback_tw_sysctl_reuse_minus_7_write maps to no test" \

@@ -83,6 +83,7 @@ cases = {
     'killed_by_control': row(0, killed_by=['prog:t\x01']),
     'killed_by_no_program': row(0, killed_by=['nosuchprog:zz.yy']),
     'killed_by_no_test': row(0, killed_by=['bind_bhash_test:']),
+    'killed_by_twice': row(0, killed_by=['bind_bhash_test:t.one'] * 2),
     'unknown_key': row(0, extra=1),
     'operator_unknown': row(0, id='f.L10.frob', operator='frob'),
     'file_outside': row(0, file='../../etc/passwd'),
@@ -119,6 +120,13 @@ cases = {
     'file_line_separator': row(0, file='net/ipv4/x.c\u2028y'),
     'programs_newline': row(0, programs='p 1\np 2'),
     'first_newline': row(0, first=['p -f x\ny']),
+    'first_number': row(0, first=1e308),
+    'first_empty': row(0, first=[]),
+    'first_blank_command': row(0, first=[' ']),
+    'via_object': row(0, via={'x': {'y': 1}}),
+    'via_not_a_name': row(0, via=['inet_bind', 'a b']),
+    'clock_object': row(0, clock={'a': [1]}),
+    'clock_unknown': row(0, clock='real'),
     'argument_newline': row(1, verdict='equivalent', argument='a\nb'),
     'argument_number': row(1, argument=3),
     'row_list': dict(good, mutants=[[1, 2]]),
@@ -220,6 +228,18 @@ refused "record refuses a blank test name" "$tmp/t.json" \
 	record "$tmp/t.json" "$tmp/manifest.json" f.L12.drop verdict=killed "killed_by= " "${times[@]}"
 refused "about refuses a value of two lines" "$tmp/t.json" \
 	about "$tmp/t.json" "project=$(printf 'p1\np2')"
+
+# A KTAP that lists a failing test twice: one test killed it, recorded
+# once (a table that names it twice is refused).
+cp "$good" "$tmp/kb.json"
+if mutants record "$tmp/kb.json" "$tmp/manifest.json" f.L12.drop verdict=killed \
+	killed_by=bind_bhash_test:t,bind_bhash_test:t "${times[@]}" 2>"$tmp/err" &&
+	awk -F '\t' '$1 == "f.L12.drop" { k = $3 } END { exit k != "bind_bhash_test:t" }' \
+		"$tmp/kb.txt"; then
+	tap_ok "record names a test killing it once"
+else
+	tap_not_ok "record names a test killing it once" "$(cat "$tmp/err")" "$(grep f.L12 "$tmp/kb.txt")"
+fi
 
 # A survivor argued equivalent stays so when a rerun survives again.
 mutants argue "$tmp/t.json" f.L12.drop "the skip only saves work" &&

@@ -33,6 +33,9 @@ COMMON = [("", "empty"), (" ", "blank"), ("\t", "tab"), ("\x01", "control"),
           ("\x1b[2J", "control"), ("a\nb", "control"), ("\x7f", "control"),
           ("A" * 5000, "over-long"), ("caf\xc3", "non-utf8"), ("-", "dash"),
           ("--", "dash"), ("=", "punct"), ("*", "glob"), ("$(id)", "shell")]
+# A value left out: the next option is no value, nor a file name.
+OPTION_LIKE = [("-q", "option"), ("--full", "option")]
+COMMON += OPTION_LIKE
 
 
 def _common():
@@ -151,7 +154,7 @@ def out_cases(fix, stdout_ok, written):
            ("/proc/self/bindlab-fuzz", "path-proc"), ("/sys/bindlab-fuzz", "path-sys"),
            ("/dev/bindlab-fuzz.json", "path-device"), ("", "empty"),
            (fix + "/dir/", "path-dir"), (fix + "/" + "x" * 300, "over-long")]
-    cases += [Case(v, False, t) for v, t in bad]
+    cases += [Case(v, False, t) for v, t in bad + OPTION_LIKE]
     cases.append(Case(fix + "/rodir/x.json", False, "path-read-only", wrap=NO_DAC))
     if written:
         cases.append(Case(unique(fix), False, "rlimit-fsize", wrap=SMALL_FSIZE,
@@ -188,7 +191,7 @@ def outdir_cases(fix):
            (fix + "/" + "x" * 300, "over-long"),
            # Made, a new directory's ".." is its parent's: refused.
            (fix + "/new-%d/../x" % next(_names), "path-dotdot")]
-    cases += [Case(v, False, t) for v, t in bad]
+    cases += [Case(v, False, t) for v, t in bad + OPTION_LIKE]
     cases.append(Case(fix + "/rodir/x", False, "path-read-only", wrap=NO_DAC))
     return cases
 
@@ -198,7 +201,7 @@ def prefix_cases(fix):
     bad = [("", "empty"), ("/dev/bindlab-fuzz", "path-device"), ("/proc/self/bindlab-fuzz", "path-proc"),
            (fix + "/nodir/p", "path-missing-dir"), (fix + "/" + "x" * 300, "over-long"),
            (fix + "/dir/", "path-dir")]
-    cases = [Case(v, False, t) for v, t in bad]
+    cases = [Case(v, False, t) for v, t in bad + OPTION_LIKE]
     cases.append(Case(fix + "/rodir/p", False, "path-read-only", wrap=NO_DAC))
     return cases
 
@@ -220,7 +223,7 @@ def in_cases(fix):
            (fix + "/empty.json", "empty-file"), (fix + "/huge.json", "over-size"),
            ("/proc/self/status", "path-proc"), ("", "empty"),
            (fix + "/" + "x" * 300, "over-long")]
-    cases += [Case(v, False, t) for v, t in bad]
+    cases += [Case(v, False, t) for v, t in bad + OPTION_LIKE]
     cases.append(Case(fix + "/unreadable.json", False, "path-unreadable", wrap=NO_DAC))
     return cases
 
@@ -241,7 +244,7 @@ def text_cases(lab=False):
 # Lab scripts test paths with [ -f ] or [ -d ]: what exists and is of the
 # kind they want would start the work, so only the other kinds are tried.
 LAB_PATH_BAD = {"path-fifo", "path-dangling", "path-missing", "path-device",
-                "empty", "over-long", "path-missing-dir"}
+                "empty", "over-long", "path-missing-dir", "option"}
 
 
 def unknown_opt_cases():
@@ -274,6 +277,9 @@ def _range(g):
 
 def cases(row, fix, rng):
     cs = _cases(row, fix, rng)
+    if row.kind == "arg":
+        # In an operand's place an option is an option, maybe a valid one.
+        cs = [c for c in cs if c.tag != "option"]
     if row.kind == "env":
         # Unset or empty is a variable's default, whatever its grammar.
         cs = [Case(c.value, True, "valid") if c.value == b"" else c for c in cs]
