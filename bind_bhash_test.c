@@ -416,10 +416,12 @@ TEST_F(bind_bhash2, crowded_port)
  * (inet_bind_bucket_match()), not the first of the chain. bhash_size is
  * a power of two that the kernel sizes from memory at boot, so the row
  * tries P + 2^j for each j: from the table's size up, those share P's
- * chain. P's owner takes the wildcard without SO_REUSEADDR, so that a
+ * chain. P's owner takes the address without SO_REUSEADDR, so that a
  * bind() given P's bucket would fail with EADDRINUSE: a wildcard bind()
- * checks every owner of the bucket (a specific address only its bhash2
- * bucket, which is the right port's whichever bucket it was given).
+ * checks every owner of the bind bucket, a specific address those of its
+ * bhash2 bucket, whose chain (ipv4_portaddr_hash(): the address's hash
+ * XOR the port) holds P and P + 2^j of one address together as well
+ * (inet_bind2_bucket_match()).
  */
 #define CHAIN_PORT	10000
 
@@ -432,6 +434,8 @@ FIXTURE_VARIANT(bind_hash_chain)
 
 FIXTURE_VARIANT_ADD(bind_hash_chain, v4_any) { .addr = V4_ANY };
 FIXTURE_VARIANT_ADD(bind_hash_chain, v6_any) { .addr = V6_ANY };
+FIXTURE_VARIANT_ADD(bind_hash_chain, v4_lo) { .addr = V4_LO };
+FIXTURE_VARIANT_ADD(bind_hash_chain, v6_lo) { .addr = V6_LO };
 
 FIXTURE_SETUP(bind_hash_chain)
 {
