@@ -84,7 +84,6 @@ FIXTURE_VARIANT(tw_bind)
 	bool old_plain, new_plain;	/* without SO_REUSEADDR */
 	int bind_err, connect_err;	/* of the second socket */
 	bool repair;			/* the second under TCP_REPAIR */
-	bool live;			/* the first never closed */
 };
 
 #define TS	false
@@ -120,11 +119,6 @@ FIXTURE_VARIANT_ADD(tw_bind, reuse2_v4_new_without_reuseaddr)
 { BIND_ROW(2, "127.0.0.1", "127.0.0.1", TS, false, true, EADDRINUSE, 0) };
 FIXTURE_VARIANT_ADD(tw_bind, reuse0_v4_repaired)
 { BIND_ROW(0, "127.0.0.1", "127.0.0.1", TS, false, false, 0, 0), .repair = true };
-/* No TIME_WAIT at all: a live 4-tuple is nobody's to take over. */
-FIXTURE_VARIANT_ADD(tw_bind, reuse2_v4_established)
-{ BIND_ROW(2, "127.0.0.1", "127.0.0.1", TS, false, false, 0, EADDRNOTAVAIL), .live = true };
-FIXTURE_VARIANT_ADD(tw_bind, reuse2_v6_established)
-{ BIND_ROW(2, "::1", "::1", TS, false, false, 0, EADDRNOTAVAIL), .live = true };
 
 FIXTURE_SETUP(tw_bind)
 {
@@ -237,28 +231,6 @@ static int repair_seq(int fd, uint32_t seq)
 /* One string that grep finds whole. */
 #define TAKEOVER_FAIL "connect() onto the TIME_WAIT 4-tuple, tcp_tw_reuse=%d timestamps=%s: %s, expected %s"
 
-/*
- * The first connection still open: __inet_check_established() meets a
- * full socket on the 4-tuple, which only a TIME_WAIT one may hand over.
- */
-static void live_takeover(struct __test_metadata *_metadata, const char *src,
-			  const char *dst, int want, int old)
-{
-	int fd, err;
-
-	fd = bound_socket(src, true, &err);
-	ASSERT_EQ(0, err) TH_LOG("bind() beside the live connection: %s", bl_errname(err));
-	err = connect_server(fd, dst);
-	close(fd);
-	EXPECT_EQ(-want, err)
-		TH_LOG("connect() onto a live 4-tuple: %s, expected %s",
-		       bl_errname(err), bl_errname(-want));
-	EXPECT_EQ(1, send(old, "x", 1, MSG_NOSIGNAL))
-		TH_LOG("the live connection after it: %s", strerror(errno));
-	EXPECT_EQ(1, bl_tcp_count(TCP_ESTABLISHED, CLIENT_PORT));
-	close(old);
-}
-
 TEST_F(tw_bind, takeover)
 {
 	bool v6 = strchr(variant->dst, ':');
@@ -269,11 +241,6 @@ TEST_F(tw_bind, takeover)
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
 	ASSERT_EQ(0, err) TH_LOG("first bind: %s", bl_errname(err));
 	ASSERT_EQ(0, connect_server(fd, variant->dst));
-	if (variant->live) {
-		live_takeover(_metadata, variant->src, variant->dst,
-			      variant->connect_err, fd);
-		return;
-	}
 	err = sent_seq(fd, !variant->old_plain, &old_seq);
 	if (err == -EPERM)
 		SKIP(close(fd); return, "TCP_REPAIR needs CAP_NET_ADMIN");
