@@ -18,7 +18,8 @@
 #   bl_case_decls NAME...         those as BL_CASE_DECLS, --case each
 # N "" means the table's N, ROUNDS "" the main job's 5.
 
-BL_CASES_FILE=${BL_CASES_FILE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/cases}
+BL_CASES_DEFAULT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/cases
+BL_CASES_FILE=${BL_CASES_FILE:-$BL_CASES_DEFAULT}
 BL_CASE_NAMES=()
 BL_CASE_ARGV=()
 BL_CASE_DECLS=()
@@ -35,6 +36,10 @@ BL_CASE_NAME_RE='^[a-z][a-z0-9_]*\.[a-z0-9][a-z0-9_]*\.[a-z][a-z0-9_]*$'
 bl_case_bad()
 {
 	local msg="$BL_CASES_FILE:$1: $2"
+
+	# The whole file: say where its name came from, when not ours.
+	[ "$1" != 0 ] || [ "$BL_CASES_FILE" = "$BL_CASES_DEFAULT" ] ||
+		msg="BL_CASES_FILE=$BL_CASES_FILE: $2"
 
 	printf '%s: %s\n' "${BL_PROG:-${0##*/}}" "$(printf '%s' "$msg" | cat -v | tr -d '\n')" >&2
 	return 1
