@@ -54,6 +54,14 @@ FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect)
 { .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40099, PC_CONNECT),
 	   .sk_lo = 40010, .sk_hi = 40013, .ok = 4, .err = EADDRNOTAVAIL } };
 
+/* The socket's range is one end of the net's: that port alone. */
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_at_high)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40003, PC_BIND0),
+	   .sk_lo = 40003, .sk_hi = 40003, .ok = 1, .err = EADDRINUSE } };
+FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_at_low)
+{ .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40003, PC_BIND0),
+	   .sk_lo = 40000, .sk_hi = 40000, .ok = 1, .err = EADDRINUSE } };
+
 /* Under IP_LOCAL_PORT_RANGE connect() starts at either parity. */
 FIXTURE_VARIANT_ADD(port_choice, v4_port0_sock_range_connect_any_parity)
 { .row = { PC(BL_P_SOCK_RANGE, V4_LO, 0, 40000, 40999, PC_CONNECT),
