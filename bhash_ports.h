@@ -331,6 +331,9 @@ static int pc_get(struct __test_metadata *_metadata, const struct pc_row *r,
 			TH_LOG("IP_BIND_ADDRESS_NO_PORT: bind() took a port");
 	}
 	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	/* A refused connect() takes back the source it chose. */
+	if (err && r->op == PC_CONNECT)
+		pc_expect_name(_metadata, fd, NULL, 0, "a refused connect()");
 	return err ? err : bl_sock_port(fd);
 }
 
