@@ -74,7 +74,8 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
  */
 long bl_tcp_sockstat(const char *field, bool v6)
 {
-	const char *head = v6 ? "TCP6:" : "TCP:";
+	const char *head = v6 ? "TCP6: " : "TCP: ";
+	size_t hl = strlen(head);
 	char line[256], name[32];
 	long n = -ENOENT, v;
 	int used;
@@ -84,11 +85,12 @@ long bl_tcp_sockstat(const char *field, bool v6)
 	f = fopen(v6 ? "/proc/net/sockstat6" : "/proc/net/sockstat", "re");
 	if (!f)
 		return -errno;
-	while (n == -ENOENT && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, head, strlen(head)) || line[strlen(head)] != ' ')
+	/* The kernel's short lines: one TCP line, read once. */
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, head, hl))
 			continue;
-		for (p = line + strlen(head);
-		     sscanf(p, "%31s %ld%n", name, &v, &used) == 2; p += used)
+		for (p = line + hl; sscanf(p, "%31s %ld%n", name, &v, &used) == 2;
+		     p += used)
 			if (!strcmp(name, field)) {
 				n = v;
 				break;

@@ -19,15 +19,15 @@ unset LANGUAGE
 # job and the tests SKIP with the reason.
 bl_fds=$(ulimit -n 2>/dev/null) || bl_fds=0
 if [ "$bl_fds" != unlimited ] && ! [ "${bl_fds:-0}" -ge 64 ] 2>/dev/null; then
+	bl_fds_word=error
 	case ${0##*/} in
 	bisect.sh) bl_fds_exit=128 ;;
 	ab.sh | vm.sh) bl_fds_exit=126 ;;
 	build.sh | mutate.sh) bl_fds_exit=3 ;;
 	collection.sh) bl_fds_exit=2 ;;
-	*) bl_fds_exit=4 ;;
+	*) bl_fds_exit=4 bl_fds_word=SKIP ;;
 	esac
-	echo "${0##*/}: $([ $bl_fds_exit = 4 ] && echo SKIP || echo error):" \
-		"ulimit -n ${bl_fds:-?}: needs 64 file descriptors" >&2
+	echo "${0##*/}: $bl_fds_word: ulimit -n ${bl_fds:-?}: needs 64 file descriptors" >&2
 	exit "$bl_fds_exit"
 fi
 unset bl_fds
