@@ -277,8 +277,10 @@ def _range(g):
 
 def cases(row, fix, rng):
     cs = _cases(row, fix, rng)
-    if row.kind == "arg":
-        # In an operand's place an option is an option, maybe a valid one.
+    if row.kind in ("arg", "subcmd"):
+        # In an operand's or a subcommand's place an option is an option,
+        # maybe a valid one (run.sh --full is the main job): its own row
+        # judges it.
         cs = [c for c in cs if c.tag != "option"]
     if row.kind == "env":
         # Unset or empty is a variable's default, whatever its grammar.
