@@ -15,10 +15,9 @@
 # time or signal what they test (unprefixed), the gates that time nothing
 # (documents' commands, KTAP, compare, locales, style, sanitizers,
 # fuzzers; lines prefixed "gate| ") and the kernel lab (kernel builds and
-# VMs; "lab| ", its image readers "lab| lab2| " beside mutate), then the
-# lab scripts' tests on fakes. Which lane holds a gate only evens out
-# their lengths. All run
-# at the caller's priority: a lane at nice 19 starves beside any other
+# VMs; "lab| ", its image readers "lab| lab2| " beside mutate). Which
+# lane holds a gate only evens out their lengths. All run at the
+# caller's priority: a lane at nice 19 starves beside any other
 # load on a shared machine (the lab beside two busy loops: over 22 min).
 # No lane touches what another's checks read: the lab's VMs and chroot
 # and every test's sockets and mounts live in namespaces of their own.
@@ -204,9 +203,6 @@ lab_lane() {
 	# The lab's 6.12 tree configures the fleets' way: here, after the
 	# mutants, not in lab2, the longer of the two.
 	run_part config "$here/tests/config_test.sh"
-	# The lab scripts' kill matrix, on fakes (its own cache): here, where
-	# the lab's VMs have ended, not in the host lane, the longest.
-	run_part lab_kill "$here/tests/lab_kill_test.sh"
 	wait "$prep"
 	prep=
 	join_lanes
@@ -302,8 +298,10 @@ run_part host_safety "$here/tests/host_safety_test.sh"
 # Gates that time nothing, here to even out the lanes' lengths.
 run_part fuzz_inputs "$here/tests/fuzz_inputs_test.sh"
 run_part mutants_table "$here/tests/mutants_table_test.sh"
+# The lab scripts' kill matrix, on fakes (its own cache, its processes
+# tagged): here, not behind the lab's VMs and mutants, the longest lane.
+run_part lab_kill "$here/tests/lab_kill_test.sh"
 if [ "${BINDLAB_KERNEL_LAB:-1}" = 0 ]; then
-	run_part lab_kill "$here/tests/lab_kill_test.sh"
 	run_part upstream "$here/tests/upstream_test.sh"
 fi
 join_lanes
