@@ -349,7 +349,10 @@ run_ab()
 }
 
 # The threshold comes from this machine's own before/after medians (their
-# geometric mean), so a slower or faster machine moves it along.
+# geometric mean), so a slower or faster machine moves it along. The
+# median of 3 rounds a step: at 8000 sockets even a slow step's fastest
+# round (2008 ms at load 6) stays 4x above the threshold (514 ms), and a
+# fast step's slowest (106 ms) 5x below it.
 run_bisect()
 {
 	local start=$SECONDS gm bm limit bcase
@@ -371,7 +374,7 @@ run_bisect()
 	git -C "$repo" bisect slow lab > /dev/null &&
 	git -C "$repo" bisect fast fixed > /dev/null &&
 	(cd "$repo" && git bisect run "$KDIR/bisect.sh" -o "$lab/bisect-runs" -b "$build" \
-		--case bind_fastreuse.v4_reuseaddr_same.total_ms -n "$bisect_sockets" -r 5 \
+		--case bind_fastreuse.v4_reuseaddr_same.total_ms -n "$bisect_sockets" -r 3 \
 		--threshold "$limit") 2>&1 | tee "$bisect_log" >&2
 	sed -n 's/^\([0-9a-f]\{40\}\) is the first slow commit$/\1/p' "$bisect_log" > "$lab/bisect.found"
 	git -C "$repo" bisect reset > /dev/null 2>&1
