@@ -7,6 +7,8 @@
  *                  device, explicit port or port 0. One row, one fact.
  *  bind_addr       the same question over pairs of addresses: IPv4, IPv6
  *                  dual-stack and V6ONLY, v4-mapped.
+ *  bind_children   a bind() next to connections a wildcard listener
+ *                  accepted: each child counts.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
  *                  (Joanne Koong) made it.
@@ -460,6 +462,65 @@ TEST_F(bind_hash_chain, apart)
 			TH_LOG("%s port %d held: bind() to port %d: %s, expected success",
 			       variant->addr, CHAIN_PORT, port, bl_errname(err));
 	}
+}
+
+/*
+ * ---- bind_children: connections accepted on a wildcard listener ----
+ *
+ * Two connections over loopback to a listener on the wildcard address,
+ * accepted, then the listener closed: both children hold the loopback
+ * address and the listener's port, in one bhash2 bucket of that address
+ * (__inet_inherit_port() finds the bucket the first child made). Only
+ * one child gets SO_REUSEADDR after accept(): a socket with SO_REUSEADDR
+ * still conflicts with the other, whichever of the two it is.
+ */
+FIXTURE(bind_children) {};
+
+FIXTURE_VARIANT(bind_children)
+{
+	const char *any, *lo;
+	int with_ra;		/* the child that gets SO_REUSEADDR: 0 or 1 */
+};
+
+FIXTURE_VARIANT_ADD(bind_children, v4_first_reuseaddr) { V4_ANY, V4_LO, 0 };
+FIXTURE_VARIANT_ADD(bind_children, v4_second_reuseaddr) { V4_ANY, V4_LO, 1 };
+FIXTURE_VARIANT_ADD(bind_children, v6_first_reuseaddr) { V6_ANY, V6_LO, 0 };
+FIXTURE_VARIANT_ADD(bind_children, v6_second_reuseaddr) { V6_ANY, V6_LO, 1 };
+
+FIXTURE_SETUP(bind_children)
+{
+}
+
+FIXTURE_TEARDOWN(bind_children)
+{
+}
+
+TEST_F(bind_children, bind)
+{
+	struct sk_spec any = { .addr = variant->any };
+	struct sk_spec b = { .addr = variant->lo, .opts = RA };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int l, fd, i, child[2];
+
+	if (!rows_ready(_metadata, &b, 1))
+		return;
+	l = sk_bound(_metadata, "listener", &any, PORT);
+	ASSERT_EQ(0, listen(l, 8));
+	len = bl_sockaddr_parse(variant->lo, PORT, &ss);
+	ASSERT_NE(0U, len);
+	for (i = 0; i < 2; i++) {
+		fd = socket(ss.ss_family, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, bl_tcp_connect(fd, &ss, 0))
+			TH_LOG("connect to %s: %s", variant->lo, strerror(errno));
+		child[i] = accept(l, NULL, NULL);
+		ASSERT_LE(0, child[i]);
+	}
+	close(l);
+	ASSERT_EQ(0, setopt(child[variant->with_ra], SOL_SOCKET, SO_REUSEADDR));
+	expect_err(_metadata, "bind()", "B", &b, PORT,
+		   sk_bind(_metadata, sk_open(_metadata, &b), &b, PORT), EADDRINUSE);
 }
 
 /*
