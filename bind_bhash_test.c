@@ -9,6 +9,7 @@
  *                  dual-stack and V6ONLY, v4-mapped.
  *  bind_children   a bind() next to connections a wildcard listener
  *                  accepted: each child counts.
+ *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
  *                  (Joanne Koong) made it.
@@ -521,6 +522,56 @@ TEST_F(bind_children, bind)
 	ASSERT_EQ(0, setopt(child[variant->with_ra], SOL_SOCKET, SO_REUSEADDR));
 	expect_err(_metadata, "bind()", "B", &b, PORT,
 		   sk_bind(_metadata, sk_open(_metadata, &b), &b, PORT), EADDRINUSE);
+}
+
+/*
+ * ---- connect_tuple: a 4-tuple an open connection holds ----
+ *
+ * B binds the address and port of an open connection A (both with
+ * SO_REUSEADDR, which lets them share it) and connects to A's peer: the
+ * 4-tuple is taken, EADDRNOTAVAIL. Only a TIME_WAIT socket on it may be
+ * taken over (tcp_twsk_unique()), never an open one, whatever it
+ * carries: A has SO_BUSY_POLL, whose value an open socket keeps where a
+ * TIME_WAIT one keeps its last timestamp's time (sk_ll_usec and
+ * tw_ts_recent_stamp share an offset in the lab's 6.12 build): a kernel
+ * that took A for a TIME_WAIT socket would find a stamp there, not 0.
+ */
+FIXTURE(connect_tuple) {};
+
+FIXTURE_VARIANT(connect_tuple)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(connect_tuple, v4) { V4_LO };
+FIXTURE_VARIANT_ADD(connect_tuple, v6) { V6_LO };
+
+FIXTURE_SETUP(connect_tuple)
+{
+}
+
+FIXTURE_TEARDOWN(connect_tuple)
+{
+}
+
+TEST_F(connect_tuple, open)
+{
+	struct sk_spec a = { .addr = variant->addr, .opts = RA };
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	int l, fd, usec = 1;
+
+	if (!rows_ready(_metadata, &a, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, getsockname(l, (struct sockaddr *)&peer, &len));
+	fd = connect_to(_metadata, sk_bound(_metadata, "A", &a, PORT), l);
+	/* Without CONFIG_NET_RX_BUSY_POLL the rule holds all the same. */
+	if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)))
+		TH_LOG("SO_BUSY_POLL: %s (the row runs without it)", strerror(errno));
+	fd = sk_bound(_metadata, "B", &a, PORT);
+	expect_err(_metadata, "connect() to A's peer", "B", &a, PORT,
+		   -bl_tcp_connect(fd, &peer, 0), EADDRNOTAVAIL);
 }
 
 /*
