@@ -188,6 +188,11 @@ FIXTURE_VARIANT_ADD(port_choice, v4_connect_after_bound_fin_wait2_ended)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),
 	   .pre = PC_PRE_FW2_GONE, .ok = 1, .err = EADDRNOTAVAIL } };
 
+/* A wildcard bind()'s socket connect()ed, then reset: the port is free. */
+FIXTURE_VARIANT_ADD(port_choice, v4_connect_after_bound_any_reset)
+{ .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),
+	   .pre = PC_PRE_ANY_RESET, .ok = 1, .err = EADDRNOTAVAIL } };
+
 /* A refused bind() to the holder's wildcard, then the holder closed. */
 FIXTURE_VARIANT_ADD(port_choice, v4_connect_skips_bound_released)
 { .row = { PC(BL_P_C_SKIPS_BOUND, V4_LO, 0, 40000, 40000, PC_CONNECT),

@@ -89,6 +89,7 @@ enum pc_pre {
 	PC_PRE_JOINED,		/* connect()ed, a bind() joined, the first reset */
 	PC_PRE_SHARED,		/* two connect()s share it, SO_REUSEADDR the second */
 	PC_PRE_FW2_GONE,	/* bind(), connect(), a FIN_WAIT2 orphan that ended */
+	PC_PRE_ANY_RESET,	/* bind() to the wildcard, connect(), reset */
 };
 
 /*
@@ -428,6 +429,28 @@ static void pc_pre_joined(struct __test_metadata *_metadata,
 }
 
 /*
+ * A holder bound to the wildcard, then connect()ed: its bind2 bucket
+ * moves to the source address (inet_bhash2_update_saddr()) and the
+ * wildcard's, left empty, goes. Reset (SO_LINGER 0, no TIME_WAIT), it
+ * leaves no bucket behind: the bind()'s port is connect()'s again.
+ */
+static void pc_pre_any_reset(struct __test_metadata *_metadata,
+			     const struct pc_row *r,
+			     const struct sockaddr_storage *dest)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	struct sk_spec s = r->sk;
+	int fd, err;
+
+	s.addr = is_ipv6(s.addr) ? V6_ANY : V4_ANY;
+	fd = sk_bound(_metadata, "the holder", &s, r->lo);
+	err = bl_tcp_connect(fd, &dest[0], PC_CONNECT_MS);
+	ASSERT_EQ(0, err) TH_LOG("the holder's connect(): %s", bl_errname(-err));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
+	close(fd);
+}
+
+/*
  * A bind()'s port (its bucket fastreuse >= 0, which connect() skips) whose
  * last owner, a FIN_WAIT2 orphan of TCP_LINGER2 1 s, ended alone on its
  * timer: inet_twsk_bind_unhash() took the port's buckets with it, so
@@ -505,6 +528,9 @@ static void pc_pre(struct __test_metadata *_metadata, const struct pc_row *r,
 		return;
 	case PC_PRE_FW2_GONE:
 		pc_pre_fw2_gone(_metadata, r, dest);
+		return;
+	case PC_PRE_ANY_RESET:
+		pc_pre_any_reset(_metadata, r, dest);
 		return;
 	case PC_PRE_CHAIN:
 		s.addr = V4_ANY;

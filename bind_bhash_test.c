@@ -10,6 +10,7 @@
  *  bind_children   a bind() next to connections a wildcard listener
  *                  accepted: each child counts.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
+ *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
  *                  (Joanne Koong) made it.
@@ -572,6 +573,82 @@ TEST_F(connect_tuple, open)
 	fd = sk_bound(_metadata, "B", &a, PORT);
 	expect_err(_metadata, "connect() to A's peer", "B", &a, PORT,
 		   -bl_tcp_connect(fd, &peer, 0), EADDRNOTAVAIL);
+}
+
+/*
+ * ---- reuseport_share: who gets the connections of a shared port ----
+ *
+ * Two SO_REUSEPORT listeners of one family, uid and port join one group
+ * (inet_reuseport_add_sock()) when their addresses are the same, and the
+ * connections to that address are spread over the group: of 32, each
+ * listener gets some (all to one: odds of 2^-31). Listeners of two
+ * addresses form two groups: the second never gets a connection made to
+ * the first's address.
+ */
+#define SHARE_CONNS	32
+
+FIXTURE(reuseport_share) {};
+
+FIXTURE_VARIANT(reuseport_share)
+{
+	const char *addr[2];
+	bool same;
+};
+
+FIXTURE_VARIANT_ADD(reuseport_share, v4_same) { { V4_LO, V4_LO }, true };
+FIXTURE_VARIANT_ADD(reuseport_share, v6_same) { { V6_LO, V6_LO }, true };
+FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_same) { { V4M_LO, V4M_LO }, true };
+FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_apart)
+{ { V4M_LO, "::ffff:" V4_LO2 }, false };
+
+FIXTURE_SETUP(reuseport_share)
+{
+}
+
+FIXTURE_TEARDOWN(reuseport_share)
+{
+}
+
+TEST_F(reuseport_share, accept)
+{
+	struct sk_spec sk = { .addr = variant->addr[0], .opts = RP };
+	struct sockaddr_storage ss;
+	int l[2], got[2] = { 0, 0 }, i, fd;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	for (i = 0; i < 2; i++) {
+		sk.addr = variant->addr[i];
+		l[i] = sk_bound(_metadata, i ? "the second listener" : "the first listener",
+				&sk, PORT);
+		ASSERT_EQ(0, listen(l[i], SHARE_CONNS));
+	}
+	len = bl_sockaddr_parse(variant->addr[0], PORT, &ss);
+	ASSERT_NE(0U, len);
+	for (i = 0; i < SHARE_CONNS; i++) {
+		fd = socket(ss.ss_family, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, bl_tcp_connect(fd, &ss, 0))
+			TH_LOG("connect %d to %s: %s", i, variant->addr[0], strerror(errno));
+	}
+	/* Each connection is in one listener's queue once connect() returns. */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, fcntl(l[i], F_SETFL, O_NONBLOCK));
+		while (accept(l[i], NULL, NULL) >= 0)
+			got[i]++;
+		ASSERT_EQ(EAGAIN, errno) TH_LOG("accept(): %s", strerror(errno));
+	}
+	EXPECT_EQ(SHARE_CONNS, got[0] + got[1]);
+	if (variant->same) {
+		EXPECT_TRUE(got[0] > 0 && got[1] > 0)
+			TH_LOG("%d connections to %s: %d to the first listener, %d to the second",
+			       SHARE_CONNS, variant->addr[0], got[0], got[1]);
+	} else {
+		EXPECT_EQ(0, got[1])
+			TH_LOG("%d connections to %s: %d to the listener on %s",
+			       SHARE_CONNS, variant->addr[0], got[1], variant->addr[1]);
+	}
 }
 
 /*
