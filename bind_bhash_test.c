@@ -612,9 +612,7 @@ FIXTURE_TEARDOWN(reuseport_share)
 TEST_F(reuseport_share, accept)
 {
 	struct sk_spec sk = { .addr = variant->addr[0], .opts = RP };
-	struct sockaddr_storage ss;
-	int l[2], got[2] = { 0, 0 }, i, fd;
-	socklen_t len;
+	int l[2], got[2] = { 0, 0 }, i;
 
 	if (!rows_ready(_metadata, &sk, 1))
 		return;
@@ -624,14 +622,8 @@ TEST_F(reuseport_share, accept)
 				&sk, PORT);
 		ASSERT_EQ(0, listen(l[i], SHARE_CONNS));
 	}
-	len = bl_sockaddr_parse(variant->addr[0], PORT, &ss);
-	ASSERT_NE(0U, len);
-	for (i = 0; i < SHARE_CONNS; i++) {
-		fd = socket(ss.ss_family, SOCK_STREAM, 0);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, bl_tcp_connect(fd, &ss, 0))
-			TH_LOG("connect %d to %s: %s", i, variant->addr[0], strerror(errno));
-	}
+	for (i = 0; i < SHARE_CONNS; i++)
+		connect_to(_metadata, -1, l[0]);	/* the first's address */
 	/* Each connection is in one listener's queue once connect() returns. */
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, fcntl(l[i], F_SETFL, O_NONBLOCK));

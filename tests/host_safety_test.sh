@@ -10,9 +10,10 @@
 # beside the other components of the test command) must not show in
 # those snapshots while it runs, nor reach the host's /dev, whatever its
 # scripts do there. BINDLAB_KILL_TRIALS (default 1: each run draws its
-# own moment) sets the number of random kills;
-# tests/fail_closed_test.sh kills each phase with each signal. HOST_SAFETY_DEV (default /dev) is the device tree the snapshot
-# reads, so that the check can be seen to fail on a scratch tree.
+# own moment) sets the number of random kills; tests/fail_closed_test.sh
+# kills each phase with each signal. HOST_SAFETY_DEV (default /dev) is
+# the device tree the snapshot reads, so that the check can be seen to
+# fail on a scratch tree.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/tap.sh
