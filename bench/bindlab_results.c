@@ -757,9 +757,9 @@ static double metric_median(json_t *metric, double *lo, double *hi)
 		die_usage("out of memory");
 	json_array_foreach(arr, i, v)
 		s[i] = json_number_value(v);
-	m = bl_median(s, n);
-	if (bl_bootstrap_median_ci(s, n, BL_BOOTSTRAP_ITERS, 0, lo, hi))
-		*lo = *hi = NAN;
+	qsort(s, n, sizeof(*s), bl_cmp_double);
+	m = bl_quantile_sorted(s, n, 0.5);
+	bl_median_ci_sorted(s, n, lo, hi);
 	free(s);
 	return m;
 }

@@ -188,7 +188,7 @@ void bl_progress_done(struct bl_progress *p);
 struct bl_stats {
 	size_t n;
 	double min, p50, p90, p99, max, mean, stddev;
-	double ci_lo, ci_hi;	/* bootstrap 95% confidence interval of p50 */
+	double ci_lo, ci_hi;	/* 95% interval of p50 (bl_median_ci_sorted) */
 };
 
 #define BL_BOOTSTRAP_ITERS	2000
@@ -199,9 +199,9 @@ int bl_cmp_double(const void *a, const void *b);
 double bl_quantile_sorted(const double *sorted, size_t n, double q);
 double bl_median(const double *v, size_t n);
 int bl_stats_compute(const double *v, size_t n, struct bl_stats *st);
-/* Percentile bootstrap of the median; deterministic for a given seed. */
-int bl_bootstrap_median_ci(const double *v, size_t n, unsigned int iters,
-			   uint64_t seed, double *lo, double *hi);
+/* 95% interval of the median from order statistics (NAN when n is 0). */
+void bl_median_ci_sorted(const double *sorted, size_t n, double *lo,
+			 double *hi);
 /* Bootstrap 95% CI of median(b) / median(a). */
 int bl_bootstrap_ratio_ci(const double *a, size_t na, const double *b,
 			  size_t nb, unsigned int iters, uint64_t seed,
