@@ -582,8 +582,10 @@ TEST_F(connect_tuple, open)
  * (inet_reuseport_add_sock()) when their addresses are the same, and the
  * connections to that address are spread over the group: of 32, each
  * listener gets some (all to one: odds of 2^-31). Listeners of two
- * addresses form two groups: the second never gets a connection made to
- * the first's address.
+ * addresses form two groups, and so do an IPv4 and an IPv6 listener of
+ * one address (::ffff:a.b.c.d is a.b.c.d): the second never gets a
+ * connection made to the first's address, where a listener of the
+ * packet's own family outscores the other (compute_score()).
  */
 #define SHARE_CONNS	32
 
@@ -600,6 +602,7 @@ FIXTURE_VARIANT_ADD(reuseport_share, v6_same) { { V6_LO, V6_LO }, true };
 FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_same) { { V4M_LO, V4M_LO }, true };
 FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_apart)
 { { V4M_LO, "::ffff:" V4_LO2 }, false };
+FIXTURE_VARIANT_ADD(reuseport_share, v4_v6_v4mapped_apart) { { V4_LO, V4M_LO }, false };
 
 FIXTURE_SETUP(reuseport_share)
 {
@@ -611,15 +614,15 @@ FIXTURE_TEARDOWN(reuseport_share)
 
 TEST_F(reuseport_share, accept)
 {
-	struct sk_spec sk = { .addr = variant->addr[0], .opts = RP };
+	struct sk_spec sk[2] = { { .addr = variant->addr[0], .opts = RP },
+				 { .addr = variant->addr[1], .opts = RP } };
 	int l[2], got[2] = { 0, 0 }, i;
 
-	if (!rows_ready(_metadata, &sk, 1))
+	if (!rows_ready(_metadata, sk, 2))
 		return;
 	for (i = 0; i < 2; i++) {
-		sk.addr = variant->addr[i];
 		l[i] = sk_bound(_metadata, i ? "the second listener" : "the first listener",
-				&sk, PORT);
+				&sk[i], PORT);
 		ASSERT_EQ(0, listen(l[i], SHARE_CONNS));
 	}
 	for (i = 0; i < SHARE_CONNS; i++)
@@ -641,6 +644,58 @@ TEST_F(reuseport_share, accept)
 			TH_LOG("%d connections to %s: %d to the listener on %s",
 			       SHARE_CONNS, variant->addr[0], got[1], variant->addr[1]);
 	}
+}
+
+/*
+ * ---- bind_addrlen: how long an address bind() takes ----
+ *
+ * inet_bind_sk() refuses an address shorter than struct sockaddr_in with
+ * EINVAL, inet6_bind_sk() one shorter than RFC 2133's sockaddr_in6, which
+ * ends before sin6_scope_id (SIN6_LEN_RFC2133, 24 bytes): that length
+ * binds as the whole 28 bytes do.
+ */
+#define RFC2133_LEN	offsetof(struct sockaddr_in6, sin6_scope_id)
+
+FIXTURE(bind_addrlen) {};
+
+FIXTURE_VARIANT(bind_addrlen)
+{
+	const char *addr;
+	socklen_t len;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(bind_addrlen, v4_short)
+{ .addr = V4_LO, .len = sizeof(struct sockaddr_in) - 1, .err = EINVAL };
+FIXTURE_VARIANT_ADD(bind_addrlen, v6_short)
+{ .addr = V6_LO, .len = RFC2133_LEN - 1, .err = EINVAL };
+FIXTURE_VARIANT_ADD(bind_addrlen, v6_rfc2133) { .addr = V6_LO, .len = RFC2133_LEN };
+
+FIXTURE_SETUP(bind_addrlen)
+{
+}
+
+FIXTURE_TEARDOWN(bind_addrlen)
+{
+}
+
+TEST_F(bind_addrlen, bind)
+{
+	struct sk_spec sk = { .addr = variant->addr };
+	struct sockaddr_storage ss;
+	int fd, err;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	ASSERT_NE(0U, bl_sockaddr_parse(variant->addr, PORT, &ss));
+	fd = sk_open(_metadata, &sk);
+	err = bind(fd, (struct sockaddr *)&ss, variant->len) ? errno : 0;
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("bind() to %s in %u bytes: %s, expected %s", variant->addr,
+		       (unsigned int)variant->len, bl_errname(err), bl_errname(variant->err));
+	if (!err)
+		EXPECT_EQ(PORT, bl_sock_port(fd));
+	close(fd);
 }
 
 /*
