@@ -656,6 +656,62 @@ TEST_F(reuseport_share, accept)
 }
 
 /*
+ * ---- listen_dev: a listener bound to a link hears that link alone ----
+ *
+ * A listener with SO_BINDTODEVICE takes only the connections that arrive
+ * on its link (inet_bound_dev_eq(), in the listener lookup's score): bound
+ * to lo it gets a connection to the loopback address, bound to another
+ * link that connection is refused.
+ */
+FIXTURE(listen_dev) {};
+
+FIXTURE_VARIANT(listen_dev)
+{
+	const char *addr;	/* the listener's; the connection is to loopback */
+	enum bl_dev dev;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(listen_dev, v4_any_lo) { .addr = V4_ANY, .dev = DEV_LO };
+FIXTURE_VARIANT_ADD(listen_dev, v4_any_other)
+{ .addr = V4_ANY, .dev = DEV_OTHER, .err = ECONNREFUSED };
+FIXTURE_VARIANT_ADD(listen_dev, v6_any_lo) { .addr = V6_ANY, .dev = DEV_LO };
+FIXTURE_VARIANT_ADD(listen_dev, v6_any_other)
+{ .addr = V6_ANY, .dev = DEV_OTHER, .err = ECONNREFUSED };
+
+FIXTURE_SETUP(listen_dev)
+{
+}
+
+FIXTURE_TEARDOWN(listen_dev)
+{
+}
+
+TEST_F(listen_dev, connect)
+{
+	const char *lo = is_ipv6(variant->addr) ? V6_LO : V4_LO;
+	struct sk_spec sk = { .addr = variant->addr, .dev = variant->dev };
+	struct sockaddr_storage to;
+	char desc[200];
+	int l, fd, err;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	l = sk_bound(_metadata, "the listener", &sk, PORT);
+	ASSERT_EQ(0, listen(l, 1));
+	ASSERT_NE(0U, bl_sockaddr_parse(lo, PORT, &to));
+	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	err = -bl_tcp_connect(fd, &to, 0);
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() to %s port %d, %s: %s, expected %s", lo, PORT,
+		       describe("listener", &sk, PORT, desc, sizeof(desc)),
+		       bl_errname(err), bl_errname(variant->err));
+	close(fd);
+	close(l);
+}
+
+/*
  * ---- bind_addrlen: how long an address bind() takes ----
  *
  * inet_bind_sk() refuses an address shorter than struct sockaddr_in with
