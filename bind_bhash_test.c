@@ -661,14 +661,17 @@ TEST_F(reuseport_share, accept)
  * A listener with SO_BINDTODEVICE takes only the connections that arrive
  * on its link (inet_bound_dev_eq(), in the listener lookup's score): bound
  * to lo it gets a connection to the loopback address, bound to another
- * link that connection is refused.
+ * link that connection is refused. So is an IPv4 connection to a V6ONLY
+ * listener on :: (compute_score() skips it).
  */
 FIXTURE(listen_dev) {};
 
 FIXTURE_VARIANT(listen_dev)
 {
-	const char *addr;	/* the listener's; the connection is to loopback */
+	const char *addr;	/* the listener's */
+	unsigned int opts;
 	enum bl_dev dev;
+	const char *to;		/* the connection's: NULL, the family's loopback */
 	int err;
 };
 
@@ -678,6 +681,8 @@ FIXTURE_VARIANT_ADD(listen_dev, v4_any_other)
 FIXTURE_VARIANT_ADD(listen_dev, v6_any_lo) { .addr = V6_ANY, .dev = DEV_LO };
 FIXTURE_VARIANT_ADD(listen_dev, v6_any_other)
 { .addr = V6_ANY, .dev = DEV_OTHER, .err = ECONNREFUSED };
+FIXTURE_VARIANT_ADD(listen_dev, v6_any_only__v4_local)
+{ .addr = V6_ANY, .opts = V6ONLY, .to = V4_LO, .err = ECONNREFUSED };
 
 FIXTURE_SETUP(listen_dev)
 {
@@ -689,8 +694,9 @@ FIXTURE_TEARDOWN(listen_dev)
 
 TEST_F(listen_dev, connect)
 {
-	const char *lo = is_ipv6(variant->addr) ? V6_LO : V4_LO;
-	struct sk_spec sk = { .addr = variant->addr, .dev = variant->dev };
+	const char *lo = variant->to ?: is_ipv6(variant->addr) ? V6_LO : V4_LO;
+	struct sk_spec sk = { .addr = variant->addr, .opts = variant->opts,
+			      .dev = variant->dev };
 	struct sockaddr_storage to;
 	char desc[200];
 	int l, fd, err;
