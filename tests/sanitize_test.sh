@@ -17,20 +17,20 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 export ASAN_OPTIONS=detect_leaks=1:exitcode=99
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
 
+build="ASan+UBSan build with clang -Wall -Wextra -Werror"
 mkdir -p "$out/lib" "$out/tests"
 if ! command -v clang >/dev/null; then
-	tap_not_ok "ASan+UBSan build with clang -Werror" "clang not installed"
+	tap_not_ok "$build" "clang not installed"
 	tap_done
 	exit
 fi
 if ! make -s -C "$here" OUTPUT="$out" CC=clang BINDLAB_WERROR=1 USERCFLAGS="$san" \
 	USERLDFLAGS="$san" all "$out/tests/lib_test" >"$tmp/build.log" 2>&1; then
-	tap_not_ok "ASan+UBSan build with clang -Wall -Wextra -Werror" \
-		"$(grep -m 10 -E 'error|warning' "$tmp/build.log")"
+	tap_not_ok "$build" "$(grep -m 10 -E 'error|warning' "$tmp/build.log")"
 	tap_done
 	exit
 fi
-tap_ok "ASan+UBSan build with clang -Wall -Wextra -Werror"
+tap_ok "$build"
 
 # san_run NAME CMD...: the command must not produce a sanitizer report.
 # Its own verdict is not the point here (known regressions fail, skips
