@@ -284,14 +284,19 @@ bench() {
 	rm -f -- "$err" "$json.out"
 }
 
-# run_benchmarks DIR FULL: every case of the table (./cases), into
-# inputs/missing; the table's N, or its FULL_N with --full.
+# case_size NAME FULL: the table's N of the case, or its FULL_N with --full.
+case_size() {
+	bl_case_field "$1" "$([ "$2" -eq 1 ] && echo full_n || echo n)"
+}
+
+# run_benchmarks DIR FULL ROUNDS: every case of the table (./cases), into
+# inputs/missing.
 run_benchmarks() {
-	local dir=$1 name n json rounds=5
+	local dir=$1 name n json rounds=$3
 	for name in "${BL_CASE_NAMES[@]}"; do
-		n=$(bl_case_field "$name" "$([ "$2" -eq 1 ] && echo full_n || echo n)")
+		n=$(case_size "$name" "$2")
 		json=$dir/$name.json
-		bl_case_argv "$name" "$n" $rounds "$json" || exit 2
+		bl_case_argv "$name" "$n" "$rounds" "$json" || exit 2
 		step "$name: ${BL_CASE_ARGV[*]}"
 		bench "$name" "$json" "${BL_CASE_ARGV[@]}"
 	done
@@ -308,7 +313,7 @@ room() {
 }
 
 cmd_main() {
-	local full=0 root=$here/results dir release rc json name why out
+	local full=0 root=$here/results dir release rc json name why out n rounds=5
 	local inputs=() missing=() progs=() ktaps=() errors=()
 	# Options only, no operands: nothing to reorder ("--" is refused).
 	while [ $# -gt 0 ]; do
@@ -334,6 +339,15 @@ cmd_main() {
 		exit 4
 	fi
 	build run
+	# Each row of the table checked by its own program before anything
+	# runs: a row it refuses is an error of the table, found at once, not
+	# after the kselftests.
+	for name in "${BL_CASE_NAMES[@]}"; do
+		n=$(case_size "$name" $full)
+		why=$(BL_CASE_BINDIR=$here bl_case_check_args "$name" "$n" "$rounds") && continue
+		echo "${red}error: $name: ${why#*: }: an error of the table, not of the kernel: no verdict${plain}"
+		return 2
+	done
 	# The one rule for where results go: never under /etc, /dev, /usr...
 	why=$("$results_tool" dest --dir -- "$root" 2>&1) || die_usage "--results: ${why#*: }"
 	# A run directory of its own, even for runs started in one second.
@@ -350,7 +364,7 @@ cmd_main() {
 	for name in "${progs[@]}"; do
 		ktaps+=(--ktap "$name=$dir/$name.ktap")
 	done
-	run_benchmarks "$dir" $full
+	run_benchmarks "$dir" $full "$rounds"
 	bl_case_decls "${BL_CASE_NAMES[@]}"
 	if ! room "$dir"; then
 		echo "${red}error: $root filled up during the run, its outputs may be cut short: no verdict${plain}"
