@@ -21,7 +21,8 @@
                                    argument a reviewer checks
   mutants.py summary TABLE         the score, and median and spread of
                                    each mutant's build, boot and verdict
-  mutants.py done TABLE            the ids that have a verdict
+  mutants.py todo MANIFEST TABLE   the manifest's ids that have no row in
+                                   TABLE yet, in the manifest's order
 
 The functions are derived from the tree: a walk of the call graph from
 the entry points of a TCP socket's bind, connect, listen, accept, close
@@ -818,9 +819,11 @@ def main(argv):
         about(args[0], args[1:])
     elif cmd == 'summary' and len(args) == 1:
         return summary(args[0])
-    elif cmd == 'done' and len(args) == 1:
-        for r in load_table(args[0])['mutants']:
-            print(r['id'])
+    elif cmd == 'todo' and len(args) == 2:
+        done = {r['id'] for r in load_table(args[1])['mutants']}
+        for m in load_manifest(args[0]):
+            if m['id'] not in done:
+                print(m['id'])
     elif cmd == 'argue' and len(args) == 3:
         argue(*args)
     else:

@@ -321,19 +321,16 @@ if [ ${#only[@]} -gt 0 ]; then
 		[ -f "$gen/patches/$id.patch" ] || { rm -rf -- "$mine"; bl_usage_error "no mutant $id"; }
 	done
 else
-	mapfile -t ids < <(python3 -c 'import json,sys
-for m in json.load(open(sys.argv[1])): print(m["id"])' "$manifest")
+	# Those the table has no verdict for: a run resumes. A corrupt
+	# table is the user's to mend (mutants.py said why): exit 2.
+	todo=$(mutants todo "$manifest" "$table") || exit 2
+	mapfile -t ids <<<"$todo"
 fi
-# A corrupt table is the user's to mend (mutants.py said why): exit 2.
-done_list=$(mutants "done" "$table") || exit 2
-mapfile -t done_ids <<<"$done_list"
 start=$SECONDS
 n=0
 for id in "${ids[@]}"; do
+	[ -n "$id" ] || continue
 	[ -f "$gen/patches/$id.patch" ] || bl_usage_error "no mutant $id"
-	if [ ${#only[@]} = 0 ] && printf '%s\n' "${done_ids[@]}" | grep -qxF -- "$id"; then
-		continue
-	fi
 	[ -z "$max" ] || [ "$n" -lt "$max" ] || break
 	if [ -n "$budget" ] && [ $((SECONDS - start)) -ge "$budget" ]; then
 		bl_log "budget of $budget s spent: stopping before $id"

@@ -36,6 +36,18 @@ if mutants summary "$good" >"$tmp/out" 2>"$tmp/err" &&
 else
 	tap_not_ok "a valid table gives its score" "$(cat "$tmp/out" "$tmp/err")"
 fi
+# A run resumes: todo lists the manifest's mutants with no row yet, and
+# none once the table has them all.
+mutants about "$tmp/one.json" kernel=6.12.1 tree=abc1234 project=p0 &&
+	mutants record "$tmp/one.json" "$tmp/manifest.json" f.L10.negate verdict=survived \
+		build_s=1 boot_s=2 verdict_s=3 stages=2
+todo_one=$(mutants todo "$tmp/manifest.json" "$tmp/one.json" 2>&1)
+todo_all=$(mutants todo "$tmp/manifest.json" "$good" 2>&1)
+if [ "$todo_one" = f.L12.drop ] && [ -z "$todo_all" ]; then
+	tap_ok "todo: the mutants a run resumes with"
+else
+	tap_not_ok "todo: the mutants a run resumes with" "one row: $todo_one" "both rows: $todo_all"
+fi
 # No mutant killed or survived: nothing measured, no score, exit 4.
 mutants about "$tmp/none-judged.json" kernel=6.12.1 tree=abc1234 project=p0
 rc=0
@@ -185,14 +197,14 @@ for f in "$tmp"/bad/*.json; do
 	name=$(basename "$f" .json)
 	refused "summary refuses $name" "$f" summary "$f"
 	n=$((n + 1))
-	# done and record read a table through summary's reader: a few
+	# todo and record read a table through summary's reader: a few
 	# tables show each is wired to it (every table through all three
 	# cost 140 more starts of Python).
 	case $name in
 	duplicate_id | not_json | other_tree_row | verdict_trailing_space) ;;
 	*) continue ;;
 	esac
-	refused "done refuses $name" "$f" "done" "$f"
+	refused "todo refuses $name" "$f" todo "$tmp/manifest.json" "$f"
 	# A row the good table takes: refused for the table alone.
 	refused "record refuses $name" "$f" record "$f" "$tmp/manifest.json" \
 		f.L12.drop verdict=killed killed_by=bind_bhash_test:t "${times[@]}"
@@ -200,7 +212,7 @@ done
 echo "# $n corrupt tables"
 
 refused "summary refuses a missing table" "$tmp/none.json" summary "$tmp/none.json"
-refused "done refuses a missing table" "$tmp/none.json" "done" "$tmp/none.json"
+refused "todo refuses a missing table" "$tmp/none.json" todo "$tmp/manifest.json" "$tmp/none.json"
 # A FIFO would block the reader (its writer never comes): no regular file.
 mkfifo "$tmp/fifo.json"
 refused "summary refuses a FIFO" "$tmp/none.json" summary "$tmp/fifo.json"
