@@ -251,9 +251,9 @@ TEST_F(tw_bind, takeover)
 	 * The hash dance hands the socket's place to the TIME_WAIT one; the
 	 * peer leaves LAST_ACK with our last ACK, a softirq later at most.
 	 */
-	for (ms = 0; ms < FIN_MS && bl_tcp_sockstat("inuse", v6) != 1; ms++)
+	for (ms = 0; ms < FIN_MS && bl_sockstat(v6 ? "TCP6" : "TCP", "inuse") != 1; ms++)
 		usleep(1000);
-	EXPECT_EQ(1, bl_tcp_sockstat("inuse", v6))
+	EXPECT_EQ(1, bl_sockstat(v6 ? "TCP6" : "TCP", "inuse"))
 		TH_LOG("sockstat: TCP sockets in use besides the listener after TIME_WAIT");
 
 	/* No wait: the reuse delay does not apply to explicit binds. */
@@ -272,7 +272,7 @@ TEST_F(tw_bind, takeover)
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
 	if (!err) {
 		/* The one taken over is gone at once, not on its timer. */
-		tw_all = bl_tcp_sockstat("tw", false);
+		tw_all = bl_sockstat("TCP", "tw");
 		seq_err = variant->repair ? queue_seq(fd, &seq) :
 			  sent_seq(fd, false, &seq);
 	}

@@ -96,6 +96,8 @@ bool bl_link_is_up(const char *ifname);
 /* "addr/plen" on ifname; IPv6 addresses get IFA_F_NODAD. */
 int bl_addr_add(const char *ifname, const char *cidr);
 int bl_addr_del(const char *ifname, const char *cidr);
+/* A prohibit route to "addr/plen" in the main table: its sends fail. */
+int bl_route_prohibit(const char *cidr);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);
@@ -304,8 +306,11 @@ void bl_crowd_release(struct bl_crowd *c);
 long bl_tcp_count(int state, uint16_t lport);
 /* Wait until at least want such sockets exist; -ETIMEDOUT after ms. */
 int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
-/* A count ("inuse", "tw") of sockstat's TCP line (v6: TCP6), or -errno. */
-long bl_tcp_sockstat(const char *field, bool v6);
+/*
+ * A count of a /proc/net/sockstat line ("TCP" "inuse", "TCP" "tw",
+ * "sockets" "used"; sockstat6's for "TCP6"), or -errno.
+ */
+long bl_sockstat(const char *head, const char *field);
 
 /* ---- addrwait.c ---- */
 

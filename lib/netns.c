@@ -107,27 +107,36 @@ bool bl_link_is_up(const char *ifname)
 	return up;
 }
 
+/* "addr/plen" into its family, address and prefix length; 0 or -EINVAL. */
+static int parse_cidr(const char *cidr, int *family, unsigned char *addr, long *plen)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *slash = strchr(cidr, '/');
+
+	if (!slash || (size_t)(slash - cidr) >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, cidr, slash - cidr);
+	host[slash - cidr] = '\0';
+	*family = strchr(host, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(*family, host, addr) != 1 ||
+	    bl_parse_long(slash + 1, 0, *family == AF_INET ? 32 : 128, plen))
+		return -EINVAL;
+	return 0;
+}
+
 /* RTM_NEWADDR (exclusive) or RTM_DELADDR of "addr/plen" on ifname. */
 static int addr_change(const char *ifname, const char *cidr, int type)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE], host[INET6_ADDRSTRLEN + 1];
 	unsigned char addr[sizeof(struct in6_addr)];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 	struct ifaddrmsg *ifa;
-	const char *slash;
 	long plen;
 	int family, idx = link_index(ifname);
 
 	if (idx < 0)
 		return idx;
-	slash = strchr(cidr, '/');
-	if (!slash || (size_t)(slash - cidr) >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, cidr, slash - cidr);
-	host[slash - cidr] = '\0';
-	family = strchr(host, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(family, host, addr) != 1 ||
-	    bl_parse_long(slash + 1, 0, family == AF_INET ? 32 : 128, &plen))
+	if (parse_cidr(cidr, &family, addr, &plen))
 		return -EINVAL;
 
 	nlh = mnl_nlmsg_put_header(buf);
@@ -153,6 +162,31 @@ int bl_addr_add(const char *ifname, const char *cidr)
 int bl_addr_del(const char *ifname, const char *cidr)
 {
 	return addr_change(ifname, cidr, RTM_DELADDR);
+}
+
+int bl_route_prohibit(const char *cidr)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int family;
+	long plen;
+
+	if (parse_cidr(cidr, &family, addr, &plen))
+		return -EINVAL;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	rtm->rtm_dst_len = plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = RTN_PROHIBIT;
+	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
+	return rtnl_talk(nlh);
 }
 
 /* RTM_NEWLINK of a given kind; *linkinfo is left open for the caller. */

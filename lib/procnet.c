@@ -67,14 +67,14 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
 }
 
 /*
- * A count of /proc/net/sockstat's "TCP:" line (sockstat6's "TCP6:" with
- * v6) for this namespace: "inuse", hashed sockets (listeners and
- * connections; a TIME_WAIT one is no longer one), or "tw", the TIME_WAIT
- * sockets of both families (sockstat only). -ENOENT: no such count.
+ * A count of a line of /proc/net/sockstat (sockstat6 for "TCP6") for this
+ * namespace: "TCP" "inuse", hashed sockets (listeners and connections; a
+ * TIME_WAIT one is no longer one); "TCP" "tw", the TIME_WAIT sockets of
+ * both families; "sockets" "used", every socket made in this namespace
+ * and not yet freed. -ENOENT: no such count.
  */
-long bl_tcp_sockstat(const char *field, bool v6)
+long bl_sockstat(const char *head, const char *field)
 {
-	const char *head = v6 ? "TCP6: " : "TCP: ";
 	size_t hl = strlen(head);
 	char line[256], name[32];
 	long n = -ENOENT, v;
@@ -82,14 +82,14 @@ long bl_tcp_sockstat(const char *field, bool v6)
 	char *p;
 	FILE *f;
 
-	f = fopen(v6 ? "/proc/net/sockstat6" : "/proc/net/sockstat", "re");
+	f = fopen(strcmp(head, "TCP6") ? "/proc/net/sockstat" : "/proc/net/sockstat6", "re");
 	if (!f)
 		return -errno;
-	/* The kernel's short lines: one TCP line, read once. */
+	/* The kernel's short lines: the line, read once. */
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, head, hl))
+		if (strncmp(line, head, hl) || line[hl] != ':')
 			continue;
-		for (p = line + hl; sscanf(p, "%31s %ld%n", name, &v, &used) == 2;
+		for (p = line + hl + 1; sscanf(p, "%31s %ld%n", name, &v, &used) == 2;
 		     p += used)
 			if (!strcmp(name, field)) {
 				n = v;
