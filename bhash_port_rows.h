@@ -255,6 +255,21 @@ FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_transparent)
 { .row = { PC_NL(V4_NONLOCAL, PC_OPT_TRANSPARENT, NULL), .ok = 1 } };
 FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_sysctl)
 { .row = { PC_NL(V4_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL4), .ok = 1 } };
+/*
+ * IP_FREEBIND lets bind() take the address, not connect() send from it:
+ * its route needs a local source, so connect() is ENETUNREACH at once.
+ * IP_TRANSPARENT makes any source routable (FLOWI_FLAG_ANYSRC): the SYN
+ * leaves, and nothing can answer an address with no way back to it: the
+ * handshake is still under way at the row's 200 ms (EINPROGRESS).
+ */
+#define PC_NL_CONNECT(opt_)						\
+	PC(BL_P_NONLOCAL, V4_NONLOCAL, 0, 40000, 40999, PC_BIND_CONNECT),	\
+	.opt = (opt_), .peer = V4_LO, .connect_ms = 200
+
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_freebind_connect)
+{ .row = { PC_NL_CONNECT(PC_OPT_FREEBIND), .err = ENETUNREACH } };
+FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_transparent_connect)
+{ .row = { PC_NL_CONNECT(PC_OPT_TRANSPARENT), .err = EINPROGRESS } };
 /* The sysctl of the other family allows nothing here. */
 FIXTURE_VARIANT_ADD(port_choice, v4_bind_nonlocal_sysctl_v6)
 { .row = { PC_NL(V4_NONLOCAL, PC_OPT_NONE, SYSCTL_NONLOCAL6),

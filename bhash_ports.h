@@ -122,6 +122,7 @@ struct pc_row {
 	bool unspec;		/* the address given as AF_UNSPEC */
 	const char *after;	/* PC_DISCONNECT, PC_BIND_CONNECT: the address after it */
 	const char *peer;	/* the listeners' address (NULL: the sockets') */
+	int connect_ms;		/* PC_BIND_CONNECT's bound, 0: PC_CONNECT_MS */
 	bool keep;		/* PC_DISCONNECT: the port kept, not given back */
 	enum pc_nonlocal_opt opt;
 	enum pc_op op;
@@ -258,7 +259,7 @@ static int pc_disconnect(struct __test_metadata *_metadata, const struct pc_row 
 	struct sk_spec second = { .addr = r->sk.addr };
 	int port = bl_sock_port(fd), err;
 
-	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	err = bl_tcp_connect(fd, dest, r->connect_ms ?: PC_CONNECT_MS);
 	ASSERT_EQ(0, err) TH_LOG("connect(): %s", bl_errname(-err));
 	ASSERT_EQ(0, connect(fd, &unspec, sizeof(unspec)))
 		TH_LOG("connect(AF_UNSPEC): %s", bl_errname(errno));
@@ -283,7 +284,7 @@ static int pc_bind_connect(struct __test_metadata *_metadata,
 {
 	int port = bl_sock_port(fd), err;
 
-	err = bl_tcp_connect(fd, dest, PC_CONNECT_MS);
+	err = bl_tcp_connect(fd, dest, r->connect_ms ?: PC_CONNECT_MS);
 	if (err)
 		return err;
 	pc_expect_name(_metadata, fd, r->after, port, "connect()");
