@@ -11,6 +11,8 @@
  *                  accepted: each child counts.
  *  child_route     a connection's child that cannot be routed is freed.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
+ *  connect_again   a connect() once more after one that failed.
+ *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
@@ -33,6 +35,7 @@
 #include <arpa/inet.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stddef.h>
 
 #include "bhash_model.h"
@@ -698,6 +701,137 @@ TEST_F(connect_tuple, open)
 	fd = sk_bound(_metadata, "B", &a, PORT);
 	expect_err(_metadata, "connect() to A's peer", "B", &a, PORT,
 		   -bl_tcp_connect(fd, &peer, 0), EADDRNOTAVAIL);
+}
+
+/*
+ * ---- connect_again: connect() once more after one that failed ----
+ *
+ * A connect() that fails leaves its socket closed, so the same socket
+ * may connect() again: after ECONNREFUSED (the socket layer calls it
+ * unconnected again, __inet_stream_connect()) once a listener is there,
+ * and after EADDRNOTAVAIL, every port of the range taken (tcp_v4_connect()
+ * and tcp_v6_connect() close it on their failure path), once one is free.
+ */
+FIXTURE(connect_again) {};
+
+FIXTURE_VARIANT(connect_again)
+{
+	const char *addr;
+	bool exhausted;		/* else refused */
+};
+
+FIXTURE_VARIANT_ADD(connect_again, v4_refused) { V4_LO, false };
+FIXTURE_VARIANT_ADD(connect_again, v6_refused) { V6_LO, false };
+FIXTURE_VARIANT_ADD(connect_again, v4_exhausted) { V4_LO, true };
+FIXTURE_VARIANT_ADD(connect_again, v6_exhausted) { V6_LO, true };
+
+FIXTURE_SETUP(connect_again)
+{
+}
+
+FIXTURE_TEARDOWN(connect_again)
+{
+}
+
+TEST_F(connect_again, connect)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage to;
+	socklen_t len;
+	int l = -1, first = -1, fd, err;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	if (variant->exhausted) {
+		/* One port: the first connection holds it, the second has none. */
+		ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, "40000 40000"));
+		l = listener(_metadata, variant->addr, PORT_PEER);
+		first = connect_to(_metadata, -1, l);
+	}
+	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	ASSERT_EQ(variant->exhausted ? EADDRNOTAVAIL : ECONNREFUSED, err)
+		TH_LOG("first connect() to %s port %d: %s", variant->addr, PORT_PEER,
+		       bl_errname(err));
+	if (variant->exhausted) {
+		/* Reset, not closed: no TIME_WAIT keeps the port. */
+		ASSERT_EQ(0, setsockopt(first, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
+		close(first);
+	} else {
+		l = listener(_metadata, variant->addr, PORT_PEER);
+	}
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(0, err)
+		TH_LOG("connect() again on the socket whose connect() failed: %s, expected 0",
+		       bl_errname(err));
+	close(fd);
+	close(l);
+}
+
+/*
+ * ---- connect_defer: TCP_FASTOPEN_CONNECT's connect() sends nothing ----
+ *
+ * With TCP_FASTOPEN_CONNECT and a cookie in hand, or none needed
+ * (net.ipv4.tcp_fastopen 0x4), connect() returns 0 at once and the SYN
+ * waits for the first data, which it carries (tcp_fastopen_defer_connect()
+ * in tcp_v4_connect() and tcp_v6_connect()): the listener has nothing to
+ * accept until the client writes.
+ */
+#define TFO_CLIENT_NO_COOKIE	"5"	/* client on (0x1), no cookie (0x4) */
+
+FIXTURE(connect_defer) {};
+
+FIXTURE_VARIANT(connect_defer)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(connect_defer, v4) { V4_LO };
+FIXTURE_VARIANT_ADD(connect_defer, v6) { V6_LO };
+
+FIXTURE_SETUP(connect_defer)
+{
+}
+
+FIXTURE_TEARDOWN(connect_defer)
+{
+}
+
+TEST_F(connect_defer, accept)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_storage to;
+	socklen_t len;
+	int fd, c, one = 1;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", TFO_CLIENT_NO_COOKIE));
+	p.fd = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, fcntl(p.fd, F_SETFL, O_NONBLOCK));
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)));
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, len))
+		TH_LOG("connect() with TCP_FASTOPEN_CONNECT: %s", strerror(errno));
+	c = accept(p.fd, NULL, NULL);
+	EXPECT_TRUE(c < 0 && errno == EAGAIN)
+		TH_LOG("the listener has a connection before the client wrote");
+	ASSERT_EQ(1, send(fd, "x", 1, 0));
+	ASSERT_EQ(1, poll(&p, 1, 5000))
+		TH_LOG("no connection within 5 s of the client's first data");
+	c = accept(p.fd, NULL, NULL);
+	EXPECT_LE(0, c);
+	close(c);
+	close(fd);
+	close(p.fd);
 }
 
 /*

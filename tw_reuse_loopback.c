@@ -3,7 +3,8 @@
  * tw_reuse_loopback: TIME_WAIT around tcp_tw_reuse, beyond what
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
- * (tw_bind), the sysctls' ranges (tw_sysctl), and a new namespace's
+ * (tw_bind), where a connection's sequence numbers start (connect_isn),
+ * the sysctls' ranges (tw_sysctl), and a new namespace's
  * default, 2, as commit 79e9fed46038 ("net-tcp: extend tcp_tw_reuse
  * sysctl to enable loopback only optimization") made it.
  *
@@ -296,6 +297,61 @@ TEST_F(tw_bind, takeover)
 	EXPECT_TRUE(seq > WINDOW && seq <= 2 * WINDOW)
 		TH_LOG("the new connection starts %u after the old one's last sequence number, expected %u to %u",
 		       seq, WINDOW + 1, 2 * WINDOW);
+}
+
+/*
+ * ---- connect_isn: where a connection's sequence numbers start ----
+ *
+ * connect() starts a connection from a keyed hash of its 4-tuple plus a
+ * clock (RFC 6528: secure_tcp_seq(), secure_tcpv6_seq()), unless
+ * TCP_REPAIR gave it one: two connections from two ports to one listener
+ * start at two numbers (alike once in 2^32). TCP_REPAIR's TCP_QUEUE_SEQ
+ * reads them, the first plus the SYN's one.
+ */
+FIXTURE(connect_isn) {};
+
+FIXTURE_VARIANT(connect_isn)
+{
+	const char *dst;
+};
+
+FIXTURE_VARIANT_ADD(connect_isn, v4) { "127.0.0.1" };
+FIXTURE_VARIANT_ADD(connect_isn, v6) { "::1" };
+
+FIXTURE_SETUP(connect_isn)
+{
+	struct bl_why why = { "" };
+
+	BL_ENTER_NETNS(return);
+	if (strchr(variant->dst, ':') && !bl_ipv6_usable(&why))
+		SKIP(return, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+}
+
+FIXTURE_TEARDOWN(connect_isn)
+{
+}
+
+TEST_F(connect_isn, apart)
+{
+	int l, fd, i, err, family = strchr(variant->dst, ':') ? AF_INET6 : AF_INET;
+	uint32_t seq[2];
+
+	l = bl_tcp_listen(variant->dst, SERVER_PORT);
+	ASSERT_LE(0, l);
+	for (i = 0; i < 2; i++) {
+		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, connect_server(fd, variant->dst));
+		err = sent_seq(fd, false, &seq[i]);
+		if (err == -EPERM)
+			SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+		ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+	}
+	EXPECT_NE(seq[0], seq[1])
+		TH_LOG("two connections to %s start at one sequence number, %u",
+		       variant->dst, seq[0] - 1);
+	close(l);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */
