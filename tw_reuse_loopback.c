@@ -69,8 +69,8 @@ static int lo_addrs_up(bool v6, struct bl_why *why)
  * its first sequence number lies beyond the old one's last plus a whole
  * unscaled window (tcp_twsk_unique() starts it at tw_snd_nxt + 65537).
  * A socket under TCP_REPAIR (a checkpointed connection being restored)
- * keeps the sequence number it was given instead. TCP_REPAIR's
- * TCP_QUEUE_SEQ reads both.
+ * keeps the sequence number it was given instead, and its timestamp
+ * clock (TCP_TIMESTAMP). TCP_REPAIR's TCP_QUEUE_SEQ reads both numbers.
  */
 FIXTURE(tw_bind)
 {
@@ -176,6 +176,7 @@ static int connect_server(int fd, const char *dst)
 
 #define WINDOW		65535U	/* the largest unscaled window */
 #define REPAIR_SEQ	0x5eed0000U
+#define REPAIR_TS	0x5eed0000U	/* even: a clock in ms, not us */
 
 static int repair(int fd, int mode)
 {
@@ -235,8 +236,9 @@ static int repair_seq(int fd, uint32_t seq)
 TEST_F(tw_bind, takeover)
 {
 	bool v6 = strchr(variant->dst, ':');
-	uint32_t old_seq, seq;
-	int fd, err, seq_err = 0, ms;
+	uint32_t old_seq, seq, ts = REPAIR_TS;
+	socklen_t len = sizeof(ts);
+	int fd, err, seq_err = 0, ts_err = 0, ms;
 	long tw, tw_all = 0;
 
 	fd = bound_socket(variant->src, !variant->old_plain, &err);
@@ -267,8 +269,10 @@ TEST_F(tw_bind, takeover)
 		close(fd);
 		return;
 	}
-	if (variant->repair)
+	if (variant->repair) {
 		ASSERT_EQ(0, repair_seq(fd, REPAIR_SEQ));
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_TIMESTAMP, &ts, sizeof(ts)));
+	}
 	err = connect_server(fd, variant->dst);
 	tw = bl_tcp_count(TCP_TIME_WAIT, CLIENT_PORT);
 	if (!err) {
@@ -276,6 +280,8 @@ TEST_F(tw_bind, takeover)
 		tw_all = bl_sockstat("TCP", "tw");
 		seq_err = variant->repair ? queue_seq(fd, &seq) :
 			  sent_seq(fd, false, &seq);
+		if (variant->repair && getsockopt(fd, IPPROTO_TCP, TCP_TIMESTAMP, &ts, &len))
+			ts_err = -errno;
 	}
 	close(fd);
 	ASSERT_EQ(-variant->connect_err, err)
@@ -290,6 +296,11 @@ TEST_F(tw_bind, takeover)
 	if (variant->repair) {
 		EXPECT_EQ(REPAIR_SEQ, seq)
 			TH_LOG("the repaired socket's sequence number was replaced");
+		ASSERT_EQ(0, ts_err) TH_LOG("TCP_TIMESTAMP: %s", bl_errname(ts_err));
+		/* The ms its connect() took at most. */
+		EXPECT_GT(1000U, ts - REPAIR_TS)
+			TH_LOG("the repaired socket's timestamp clock reads %u, %u was set",
+			       ts, REPAIR_TS);
 		return;
 	}
 	/* The SYN and the old FIN each took one sequence number. */
