@@ -13,6 +13,7 @@
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  connect_again   a connect() once more after one that failed.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
+ *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
@@ -832,6 +833,60 @@ TEST_F(connect_defer, accept)
 	close(c);
 	close(fd);
 	close(p.fd);
+}
+
+/*
+ * ---- connect_flowinfo: an IPv6 connect() with a flow label of its own ----
+ *
+ * With IPV6_FLOWINFO_SEND, connect() takes sin6_flowinfo's label for the
+ * connection (tcp_v6_connect()). A label is looked up among the leased
+ * ones only while a socket of the namespace holds one exclusively
+ * (fl6_sock_lookup()); with none, it goes out as given: connect() works.
+ */
+#ifndef IPV6_FLOWINFO_SEND
+#define IPV6_FLOWINFO_SEND	33	/* linux/in6.h */
+#endif
+#define FLOWLABEL		0x12345
+
+FIXTURE(connect_flowinfo) {};
+
+FIXTURE_VARIANT(connect_flowinfo)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO };
+
+FIXTURE_SETUP(connect_flowinfo)
+{
+}
+
+FIXTURE_TEARDOWN(connect_flowinfo)
+{
+}
+
+TEST_F(connect_flowinfo, connect)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage to;
+	int l, fd, one = 1, err;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	((struct sockaddr_in6 *)&to)->sin6_flowinfo = htonl(FLOWLABEL);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof(one)));
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(0, err)
+		TH_LOG("connect() to %s with flow label 0x%x: %s", variant->addr, FLOWLABEL,
+		       bl_errname(err));
+	close(fd);
+	close(l);
 }
 
 /*
