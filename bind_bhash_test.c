@@ -10,6 +10,7 @@
  *  bind_children   a bind() next to connections a wildcard listener
  *                  accepted: each child counts.
  *  child_route     a connection's child that cannot be routed is freed.
+ *  child_syn       the SYN a listener saved goes to the accepted socket.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  connect_again   a connect() once more after one that failed.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
@@ -652,6 +653,55 @@ TEST_F(child_route, freed)
 	close(l);
 	close(ns);
 	close(home);
+}
+
+/*
+ * ---- child_syn: the SYN a listener saved goes to the child ----
+ *
+ * With TCP_SAVE_SYN on the listener, the connection's SYN (its IP and
+ * TCP headers) moves from the request to the child when the child takes
+ * the request's place (tcp_move_syn() in tcp_v4_syn_recv_sock()), and
+ * the accepted socket reads it once with TCP_SAVED_SYN.
+ */
+FIXTURE(child_syn) {};
+
+FIXTURE_VARIANT(child_syn)
+{
+	const char *addr;
+	unsigned char version;	/* the IP header's first nibble */
+};
+
+FIXTURE_VARIANT_ADD(child_syn, v4) { V4_LO, 4 };
+FIXTURE_VARIANT_ADD(child_syn, v6) { V6_LO, 6 };
+
+FIXTURE_SETUP(child_syn)
+{
+}
+
+FIXTURE_TEARDOWN(child_syn)
+{
+}
+
+TEST_F(child_syn, saved)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	unsigned char syn[256];
+	socklen_t len = sizeof(syn);
+	int l, c, one = 1;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_SAVE_SYN, &one, sizeof(one)));
+	connect_to(_metadata, -1, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_SAVED_SYN, syn, &len))
+		TH_LOG("TCP_SAVED_SYN on the accepted socket: %s", strerror(errno));
+	EXPECT_TRUE(len > 20 && syn[0] >> 4 == variant->version)
+		TH_LOG("the saved SYN: %u bytes, IP version %u", len, syn[0] >> 4);
+	close(c);
+	close(l);
 }
 
 /*
