@@ -13,6 +13,7 @@
  *  child_syn       the SYN a listener saved goes to the accepted socket.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  connect_again   a connect() once more after one that failed.
+ *  connect_wait    a blocking connect() ended by a signal or a disconnect.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
@@ -38,7 +39,10 @@
 #include <linux/sock_diag.h>
 #include <net/if.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 
 #include "bhash_model.h"
 #include "bhash_ports.h"
@@ -821,6 +825,91 @@ TEST_F(connect_again, connect)
 		       bl_errname(err));
 	close(fd);
 	close(l);
+}
+
+/*
+ * ---- connect_wait: a blocking connect() that stops waiting ----
+ *
+ * A connect() waits for the handshake (__inet_stream_connect()); here for
+ * ever, its SYN dropped by a listener whose accept queue is full (backlog
+ * 0, one connection queued). A signal whose handler lacks SA_RESTART ends
+ * the wait with EINTR, the connection still under way; another process's
+ * connect(AF_UNSPEC) on the same socket (a disconnect) ends it with EPIPE.
+ * Neither may report the connection made.
+ */
+#define WAIT_MS		100	/* before the signal or the disconnect */
+
+FIXTURE(connect_wait) {};
+
+FIXTURE_VARIANT(connect_wait)
+{
+	const char *addr;
+	bool disconnect;	/* else a signal */
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(connect_wait, v4_signal) { V4_LO, false, EINTR };
+FIXTURE_VARIANT_ADD(connect_wait, v6_signal) { V6_LO, false, EINTR };
+FIXTURE_VARIANT_ADD(connect_wait, v4_disconnect) { V4_LO, true, EPIPE };
+FIXTURE_VARIANT_ADD(connect_wait, v6_disconnect) { V6_LO, true, EPIPE };
+
+FIXTURE_SETUP(connect_wait)
+{
+}
+
+FIXTURE_TEARDOWN(connect_wait)
+{
+}
+
+static void wait_alarm(int sig)
+{
+}
+
+TEST_F(connect_wait, connect)
+{
+	struct itimerval once = { .it_value.tv_usec = WAIT_MS * 1000 };
+	struct sigaction sa = { .sa_handler = wait_alarm };
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_storage to;
+	int fd, err, status;
+	socklen_t len;
+	pid_t pid = 0;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	p.fd = listener(_metadata, variant->addr, PORT_PEER);
+	/* A listening socket's listen() sets its backlog anew. */
+	ASSERT_EQ(0, listen(p.fd, 0));
+	connect_to(_metadata, -1, p.fd);
+	ASSERT_EQ(1, poll(&p, 1, 5000)) TH_LOG("the first connection never queued");
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	if (variant->disconnect) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			usleep(WAIT_MS * 1000);
+			_exit(connect(fd, &unspec, sizeof(unspec)) ? 1 : 0);
+		}
+	} else {
+		ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+		ASSERT_EQ(0, setitimer(ITIMER_REAL, &once, NULL));
+	}
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() that waited, then %s: %s, expected %s",
+		       variant->disconnect ? "a disconnect" : "a signal",
+		       bl_errname(err), bl_errname(variant->err));
+	if (pid) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(0, status) TH_LOG("the disconnect failed");
+	}
+	close(fd);
+	close(p.fd);
 }
 
 /*

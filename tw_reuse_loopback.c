@@ -318,6 +318,11 @@ TEST_F(tw_bind, takeover)
  * TCP_REPAIR gave it one: two connections from two ports to one listener
  * start at two numbers (alike once in 2^32). TCP_REPAIR's TCP_QUEUE_SEQ
  * reads them, the first plus the SYN's one.
+ *
+ * retry: on one 4-tuple, connection after connection, they start only the
+ * clock apart (64 ns a step: 2^26 is 4 s), the first of them too when its
+ * socket's connect() had failed before for want of a port (EADDRNOTAVAIL,
+ * the range one port wide): that failure left it no number to start from.
  */
 FIXTURE(connect_isn) {};
 
@@ -362,6 +367,47 @@ TEST_F(connect_isn, apart)
 	EXPECT_NE(seq[0], seq[1])
 		TH_LOG("two connections to %s start at one sequence number, %u",
 		       variant->dst, seq[0] - 1);
+	close(l);
+}
+
+/* Close fd with a reset: no TIME_WAIT keeps its 4-tuple. */
+static void reset_close(int fd)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+	close(fd);
+}
+
+TEST_F(connect_isn, retry)
+{
+	int l, fd[2], first, i, err, family = strchr(variant->dst, ':') ? AF_INET6 : AF_INET;
+	uint32_t seq[2];
+
+	ASSERT_EQ(0, bl_sysctl_write(BL_SYSCTL_PORT_RANGE, "40000 40000"));
+	l = bl_tcp_listen(variant->dst, SERVER_PORT);
+	ASSERT_LE(0, l);
+	first = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, first);
+	ASSERT_EQ(0, connect_server(first, variant->dst));
+	for (i = 0; i < 2; i++) {
+		fd[i] = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd[i]);
+	}
+	err = connect_server(fd[0], variant->dst);
+	ASSERT_EQ(-EADDRNOTAVAIL, err) TH_LOG("connect() with no port free: %s", bl_errname(err));
+	reset_close(first);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, connect_server(fd[i], variant->dst));
+		err = sent_seq(fd[i], false, &seq[i]);
+		if (err == -EPERM)
+			SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+		ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+		reset_close(fd[i]);
+	}
+	EXPECT_GT(1U << 26, seq[1] - seq[0])
+		TH_LOG("on one 4-tuple, the connection after the retried one starts %u after it, expected under %u",
+		       seq[1] - seq[0], 1U << 26);
 	close(l);
 }
 
