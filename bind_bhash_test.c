@@ -16,6 +16,7 @@
  *  connect_wait    a blocking connect() ended by a signal or a disconnect.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
+ *  connect_ipopts  IP options or IPv6 extension headers shrink the MSS.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
@@ -1025,6 +1026,70 @@ TEST_F(connect_flowinfo, connect)
 		TH_LOG("connect() to %s with flow label 0x%x: %s", variant->addr, FLOWLABEL,
 		       bl_errname(err));
 	close(fd);
+	close(l);
+}
+
+/*
+ * ---- connect_ipopts: a connection's IP options take room from its data ----
+ *
+ * IP options (IPv4's IP_OPTIONS) or IPv6 extension headers (IPV6_HOPOPTS)
+ * set before connect() ride in every segment: connect() counts them in
+ * the connection's header length (icsk_ext_hdr_len, tcp_v4_connect() and
+ * tcp_v6_connect()), so its segments carry that much less data: with the
+ * MSS set to MSS_SET (TCP_MAXSEG, which on lo, not half the window, bounds
+ * it), TCP_MAXSEG reads a plain connection's MSS less the options' length.
+ */
+#define MSS_SET		1000
+FIXTURE(connect_ipopts) {};
+
+FIXTURE_VARIANT(connect_ipopts)
+{
+	const char *addr;
+	int level, name;
+	unsigned char opt[8];
+	socklen_t len;
+};
+
+/* Four no-operation options (RFC 791). */
+FIXTURE_VARIANT_ADD(connect_ipopts, v4)
+{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 1, 1, 1, 1 }, 4 };
+/* A hop-by-hop header of one 4-byte PadN option (RFC 8200). */
+FIXTURE_VARIANT_ADD(connect_ipopts, v6)
+{ V6_LO, IPPROTO_IPV6, IPV6_HOPOPTS, { 0, 0, 1, 4 }, 8 };
+
+FIXTURE_SETUP(connect_ipopts)
+{
+}
+
+FIXTURE_TEARDOWN(connect_ipopts)
+{
+}
+
+TEST_F(connect_ipopts, mss)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	int l, fd, i, mss[2] = { MSS_SET, MSS_SET };
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	for (i = 0; i < 2; i++) {
+		fd = socket(is_ipv6(variant->addr) ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss[i], sizeof(mss[i])));
+		if (i)
+			ASSERT_EQ(0, setsockopt(fd, variant->level, variant->name,
+						variant->opt, variant->len))
+				TH_LOG("setting the options: %s", strerror(errno));
+		connect_to(_metadata, fd, l);
+		len = sizeof(mss[i]);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss[i], &len));
+		close(fd);
+	}
+	EXPECT_EQ(mss[0] - (int)variant->len, mss[1])
+		TH_LOG("TCP_MAXSEG: %d plain, %d with %u bytes of options", mss[0], mss[1],
+		       variant->len);
 	close(l);
 }
 
