@@ -9,7 +9,8 @@
  *                  dual-stack and V6ONLY, v4-mapped.
  *  bind_children   a bind() next to connections a wildcard listener
  *                  accepted: each child counts.
- *  child_route     a connection's child that cannot be routed is freed.
+ *  child_route     a connection's child that cannot be routed is freed;
+ *                  one bound to its link still resets on it.
  *  child_syn       the SYN a listener saved goes to the accepted socket.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  connect_again   a connect() once more after one that failed.
@@ -592,30 +593,48 @@ static long route_drops(int l)
 	return mem[SK_MEMINFO_DROPS];
 }
 
-TEST_F(child_route, freed)
+/*
+ * The server's address on one end of a veth pair, the clients' namespace
+ * *ns behind the other; *home is this one. false: skipped, return.
+ */
+static bool route_pair(struct __test_metadata *_metadata, const char *server,
+		       const char *client, int *ns, int *home)
 {
-	struct sk_spec none = { .addr = is_ipv6(variant->client) ? V6_LO : V4_LO };
-	struct sockaddr_storage srv;
-	int l, ns, home, fd[ROUTE_CLIENTS], i, defer = 60, ms, err;
-	long used, now, drops = 0;
+	struct sk_spec none = { .addr = is_ipv6(client) ? V6_LO : V4_LO };
 	struct bl_why why = { "" };
-	socklen_t slen;
+	int err;
 
 	if (!rows_ready(_metadata, &none, 1))
-		return;
-	ns = bl_netns_create(&why);
-	if (ns < 0)
-		SKIP(return, "%s", why.msg);
-	home = bl_netns_current();
-	ASSERT_LE(0, home);
-	err = bl_veth_add(ROUTE_LINK, ROUTE_PEER, ns);
+		return false;
+	*ns = bl_netns_create(&why);
+	if (*ns < 0)
+		SKIP(return false, "%s", why.msg);
+	*home = bl_netns_current();
+	ASSERT_LE(0, *home);
+	err = bl_veth_add(ROUTE_LINK, ROUTE_PEER, *ns);
 	if (err)
-		SKIP(return, "cannot make a veth pair: %s", strerror(-err));
+		SKIP(return false, "cannot make a veth pair: %s", strerror(-err));
 	/* The clients' data comes from an address with no route back. */
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/conf/all/rp_filter", "0"));
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/conf/" ROUTE_LINK "/rp_filter", "0"));
-	ASSERT_EQ(0, bl_addr_add(ROUTE_LINK, variant->server));
+	ASSERT_EQ(0, bl_addr_add(ROUTE_LINK, server));
 	ASSERT_EQ(0, bl_link_up(ROUTE_LINK));
+	ASSERT_EQ(0, bl_netns_switch(*ns));
+	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, client));
+	ASSERT_EQ(0, bl_link_up(ROUTE_PEER));
+	ASSERT_EQ(0, bl_netns_switch(*home));
+	return true;
+}
+
+TEST_F(child_route, freed)
+{
+	struct sockaddr_storage srv;
+	int l, ns, home, fd[ROUTE_CLIENTS], i, defer = 60, ms;
+	long used, now, drops = 0;
+	socklen_t slen;
+
+	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
+		return;
 	slen = route_addr(variant->server, &srv);
 	ASSERT_NE(0U, slen);
 	l = socket(srv.ss_family, SOCK_STREAM, 0);
@@ -626,8 +645,6 @@ TEST_F(child_route, freed)
 	ASSERT_EQ(0, listen(l, ROUTE_CLIENTS));
 
 	ASSERT_EQ(0, bl_netns_switch(ns));
-	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, variant->client));
-	ASSERT_EQ(0, bl_link_up(ROUTE_PEER));
 	for (i = 0; i < ROUTE_CLIENTS; i++) {
 		fd[i] = socket(srv.ss_family, SOCK_STREAM, 0);
 		ASSERT_LE(0, fd[i]);
@@ -655,6 +672,57 @@ TEST_F(child_route, freed)
 		TH_LOG("%ld sockets never freed", now - used);
 	for (i = 0; i < ROUTE_CLIENTS; i++)
 		close(fd[i]);
+	close(l);
+	close(ns);
+	close(home);
+}
+
+/*
+ * reset: a connection whose listener is bound to the link (SO_BINDTODEVICE)
+ * keeps to that link once the route back is gone: a route lookup bound to
+ * a link that finds none takes the peer as on the link. So the child's FIN
+ * still goes out, and so does the reset its TIME_WAIT (FIN_WAIT2) socket
+ * answers the client's data with, which tcp_v4_send_reset() and
+ * tcp_v6_send_reset() route by the socket's link.
+ */
+TEST_F(child_route, reset)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_storage srv;
+	int l, c, ns, home, err;
+	socklen_t slen;
+	char buf[1];
+
+	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
+		return;
+	slen = route_addr(variant->server, &srv);
+	ASSERT_NE(0U, slen);
+	l = socket(srv.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, setsockopt(l, SOL_SOCKET, SO_BINDTODEVICE, ROUTE_LINK, sizeof(ROUTE_LINK)));
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&srv, slen))
+		TH_LOG("bind %s: %s", variant->server, strerror(errno));
+	ASSERT_EQ(0, listen(l, 1));
+	ASSERT_EQ(0, bl_netns_switch(ns));
+	p.fd = socket(srv.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, p.fd);
+	ASSERT_EQ(0, bl_tcp_connect(p.fd, &srv, 5000))
+		TH_LOG("connect to %s: %s", variant->server, strerror(errno));
+	ASSERT_EQ(0, bl_netns_switch(home));
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, bl_route_prohibit(variant->gone));
+	close(c);
+	ASSERT_EQ(1, poll(&p, 1, 5000)) TH_LOG("no FIN from the closed child");
+	ASSERT_EQ(0, recv(p.fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(1, send(p.fd, "x", 1, 0));
+	/* A reset in CLOSE_WAIT is EPIPE (tcp_reset()). */
+	p.events = 0;
+	EXPECT_EQ(1, poll(&p, 1, 5000)) TH_LOG("no reset for data sent to the closed child");
+	slen = sizeof(err);
+	ASSERT_EQ(0, getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &slen));
+	EXPECT_EQ(EPIPE, err) TH_LOG("the client's error: %s, expected EPIPE", bl_errname(err));
+	close(p.fd);
 	close(l);
 	close(ns);
 	close(home);
