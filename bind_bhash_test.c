@@ -38,6 +38,7 @@
  * this program's KTAP: BINDLAB_XFAIL, docs/results.md).
  */
 #include <arpa/inet.h>
+#include <linux/in6.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
 #include <poll.h>
@@ -1049,11 +1050,9 @@ TEST_F(connect_defer, accept)
  * With IPV6_FLOWINFO_SEND, connect() takes sin6_flowinfo's label for the
  * connection (tcp_v6_connect()). A label is looked up among the leased
  * ones only while a socket of the namespace holds one exclusively
- * (fl6_sock_lookup()); with none, it goes out as given: connect() works.
+ * (fl6_sock_lookup()); with none, it goes out as given: connect() works,
+ * also while a socket of another namespace holds it exclusively.
  */
-#ifndef IPV6_FLOWINFO_SEND
-#define IPV6_FLOWINFO_SEND	33	/* linux/in6.h */
-#endif
 #define FLOWLABEL		0x12345
 
 FIXTURE(connect_flowinfo) {};
@@ -1061,9 +1060,11 @@ FIXTURE(connect_flowinfo) {};
 FIXTURE_VARIANT(connect_flowinfo)
 {
 	const char *addr;
+	bool leased_elsewhere;
 };
 
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO, false };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_elsewhere) { V6_LO, true };
 
 FIXTURE_SETUP(connect_flowinfo)
 {
@@ -1075,13 +1076,33 @@ FIXTURE_TEARDOWN(connect_flowinfo)
 
 TEST_F(connect_flowinfo, connect)
 {
+	struct in6_flowlabel_req lease = {
+		.flr_dst = IN6ADDR_LOOPBACK_INIT, .flr_label = htonl(FLOWLABEL),
+		.flr_action = IPV6_FL_A_GET, .flr_flags = IPV6_FL_F_CREATE,
+		.flr_share = IPV6_FL_S_EXCL,
+	};
+	int l, fd, one = 1, err, ns, home, holder = -1;
 	struct sk_spec none = { .addr = variant->addr };
+	struct bl_why why = { "" };
 	struct sockaddr_storage to;
-	int l, fd, one = 1, err;
 	socklen_t len;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
+	if (variant->leased_elsewhere) {
+		ns = bl_netns_create(&why);
+		if (ns < 0)
+			SKIP(return, "%s", why.msg);
+		home = bl_netns_current();
+		ASSERT_LE(0, home);
+		ASSERT_EQ(0, bl_netns_switch(ns));
+		holder = socket(AF_INET6, SOCK_STREAM, 0);
+		ASSERT_LE(0, holder);
+		ASSERT_EQ(0, setsockopt(holder, IPPROTO_IPV6, IPV6_FLOWLABEL_MGR, &lease,
+					sizeof(lease)))
+			TH_LOG("an exclusive lease of 0x%x: %s", FLOWLABEL, strerror(errno));
+		ASSERT_EQ(0, bl_netns_switch(home));
+	}
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
 	ASSERT_NE(0U, len);
@@ -1095,6 +1116,8 @@ TEST_F(connect_flowinfo, connect)
 		       bl_errname(err));
 	close(fd);
 	close(l);
+	if (holder >= 0)
+		close(holder);
 }
 
 /*
