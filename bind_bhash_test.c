@@ -44,7 +44,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "bhash_model.h"
@@ -902,13 +901,13 @@ TEST_F(connect_again, connect)
  *
  * A connect() waits for the handshake (__inet_stream_connect()); here for
  * ever, its SYN dropped by a listener whose accept queue is full (backlog
- * 0, one connection queued). A signal whose handler lacks SA_RESTART ends
- * the wait with EINTR, the connection still under way; another process's
- * connect(AF_UNSPEC) on the same socket (a disconnect) ends it with EPIPE.
- * Neither may report the connection made.
+ * 0, one connection queued). Once it waits (SYN_SENT), another process
+ * ends the wait: a signal whose handler lacks SA_RESTART makes it EINTR,
+ * the connection still under way; a connect(AF_UNSPEC) on the same socket
+ * (a disconnect) makes it EPIPE. Neither may report the connection made.
+ * The connect() runs in a child (the first of the test's PID namespace,
+ * which cannot name its parent), the test ends its wait.
  */
-#define WAIT_MS		100	/* before the signal or the disconnect */
-
 FIXTURE(connect_wait) {};
 
 FIXTURE_VARIANT(connect_wait)
@@ -935,17 +934,38 @@ static void wait_alarm(int sig)
 {
 }
 
+/*
+ * Once fd's connect() is under way, the signal to its process (pid), or
+ * with pid 0 the disconnect; 0, or -1 when either failed or the connect()
+ * never started.
+ */
+static int wait_end(int fd, pid_t pid)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct tcp_info ti = { 0 };
+	socklen_t len;
+	int ms;
+
+	for (ms = 0; ms < 5000 && ti.tcpi_state != TCP_SYN_SENT; ms++) {
+		usleep(1000);
+		len = sizeof(ti);
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+			return -1;
+	}
+	if (ti.tcpi_state != TCP_SYN_SENT)
+		return -1;
+	return pid ? kill(pid, SIGALRM) : connect(fd, &unspec, sizeof(unspec));
+}
+
 TEST_F(connect_wait, connect)
 {
-	struct itimerval once = { .it_value.tv_usec = WAIT_MS * 1000 };
 	struct sigaction sa = { .sa_handler = wait_alarm };
 	struct sk_spec none = { .addr = variant->addr };
-	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	struct pollfd p = { .events = POLLIN };
 	struct sockaddr_storage to;
 	int fd, err, status;
 	socklen_t len;
-	pid_t pid = 0;
+	pid_t pid;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
@@ -958,26 +978,23 @@ TEST_F(connect_wait, connect)
 	ASSERT_NE(0U, len);
 	fd = socket(to.ss_family, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
-	if (variant->disconnect) {
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid) {
-			usleep(WAIT_MS * 1000);
-			_exit(connect(fd, &unspec, sizeof(unspec)) ? 1 : 0);
-		}
-	} else {
-		ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
-		ASSERT_EQ(0, setitimer(ITIMER_REAL, &once, NULL));
-	}
-	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(connect(fd, (struct sockaddr *)&to, len) ? errno : 0);
+	err = wait_end(fd, variant->disconnect ? 0 : pid);
+	if (err)
+		kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, err) TH_LOG("the %s failed, or the connect() never waited",
+				 variant->disconnect ? "disconnect" : "signal");
+	ASSERT_TRUE(WIFEXITED(status));
+	err = WEXITSTATUS(status);
 	EXPECT_EQ(variant->err, err)
 		TH_LOG("connect() that waited, then %s: %s, expected %s",
 		       variant->disconnect ? "a disconnect" : "a signal",
 		       bl_errname(err), bl_errname(variant->err));
-	if (pid) {
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
-		EXPECT_EQ(0, status) TH_LOG("the disconnect failed");
-	}
 	close(fd);
 	close(p.fd);
 }
