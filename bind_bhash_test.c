@@ -664,6 +664,10 @@ TEST_F(child_route, freed)
 	ASSERT_LE(ROUTE_CLIENTS, drops)
 		TH_LOG("the listener dropped %ld of %d clients' first data in %d ms",
 		       drops, ROUTE_CLIENTS, ms);
+	/* The namespace counts them too (TcpExtListenDrops, netstat -s). */
+	now = bl_netstat("ListenDrops");
+	EXPECT_LE(ROUTE_CLIENTS, now)
+		TH_LOG("ListenDrops: %ld after %d clients' data was dropped", now, ROUTE_CLIENTS);
 	now = bl_sockstat("sockets", "used");
 	TH_LOG("%ld children closed unrouted: sockets: used %ld before, %ld after",
 	       drops, used, now);

@@ -311,6 +311,8 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
  * "sockets" "used"; sockstat6's for "TCP6"), or -errno.
  */
 long bl_sockstat(const char *head, const char *field);
+/* A counter of /proc/net/netstat by name ("ListenDrops"), or -errno. */
+long bl_netstat(const char *field);
 
 /* ---- addrwait.c ---- */
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,4 +100,39 @@ long bl_sockstat(const char *head, const char *field)
 	}
 	fclose(f);
 	return n;
+}
+
+/*
+ * A counter of /proc/net/netstat for this namespace, by its name
+ * ("ListenDrops": segments a listener dropped, tcp_listendrop()), which
+ * the line before the values' line gives. -ENOENT: no such counter.
+ */
+long bl_netstat(const char *field)
+{
+	char *names = NULL, *values = NULL, *n, *v, *sn, *sv;
+	size_t nsize = 0, vsize = 0;
+	long count = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/net/netstat", "re");
+	if (!f)
+		return -errno;
+	/* Pairs of lines, "TcpExt: NAME..." then "TcpExt: VALUE...". */
+	while (count == -ENOENT && getline(&names, &nsize, f) > 0 &&
+	       getline(&values, &vsize, f) > 0) {
+		n = strtok_r(names, "\n ", &sn);
+		v = strtok_r(values, "\n ", &sv);
+		while (n && v) {
+			n = strtok_r(NULL, "\n ", &sn);
+			v = strtok_r(NULL, "\n ", &sv);
+			if (n && v && !strcmp(n, field)) {
+				count = strtol(v, NULL, 10);
+				break;
+			}
+		}
+	}
+	free(names);
+	free(values);
+	fclose(f);
+	return count;
 }
