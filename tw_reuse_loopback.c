@@ -323,16 +323,26 @@ TEST_F(tw_bind, takeover)
  * clock apart (64 ns a step: 2^26 is 4 s), the first of them too when its
  * socket's connect() had failed before for want of a port (EADDRNOTAVAIL,
  * the range one port wide): that failure left it no number to start from.
+ *
+ * refused: a socket whose connect() was refused connects again from where
+ * the failure left it, past the old SYN (tcp_disconnect(): the old number
+ * plus one, plus the peer's largest window, 0, plus two), to whichever
+ * address (another on lo for IPv4): its new SYN takes the number
+ * TCP_QUEUE_SEQ read before it.
+ *
+ * repaired: under TCP_REPAIR, connect() sends nothing and the connection
+ * is made at once, from the number TCP_QUEUE_SEQ gave it: a non-blocking
+ * connect() returns 0, not EINPROGRESS.
  */
 FIXTURE(connect_isn) {};
 
 FIXTURE_VARIANT(connect_isn)
 {
-	const char *dst;
+	const char *dst, *other, *any;
 };
 
-FIXTURE_VARIANT_ADD(connect_isn, v4) { "127.0.0.1" };
-FIXTURE_VARIANT_ADD(connect_isn, v6) { "::1" };
+FIXTURE_VARIANT_ADD(connect_isn, v4) { "127.0.0.1", "127.0.0.2", "0.0.0.0" };
+FIXTURE_VARIANT_ADD(connect_isn, v6) { "::1", "::1", "::" };
 
 FIXTURE_SETUP(connect_isn)
 {
@@ -409,6 +419,54 @@ TEST_F(connect_isn, retry)
 		TH_LOG("on one 4-tuple, the connection after the retried one starts %u after it, expected under %u",
 		       seq[1] - seq[0], 1U << 26);
 	close(l);
+}
+
+TEST_F(connect_isn, refused)
+{
+	int l, fd, err, family = strchr(variant->dst, ':') ? AF_INET6 : AF_INET;
+	uint32_t seq[2];
+
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	err = connect_server(fd, variant->dst);
+	ASSERT_EQ(-ECONNREFUSED, err) TH_LOG("connect() to no listener: %s", bl_errname(err));
+	err = sent_seq(fd, false, &seq[0]);
+	if (err == -EPERM)
+		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+	l = bl_tcp_listen(variant->any, SERVER_PORT);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, connect_server(fd, variant->other));
+	ASSERT_EQ(0, sent_seq(fd, false, &seq[1]));
+	EXPECT_EQ(seq[0] + 1, seq[1])
+		TH_LOG("connected again after ECONNREFUSED: sends from %u, %u expected",
+		       seq[1], seq[0] + 1);
+	close(fd);
+	close(l);
+}
+
+TEST_F(connect_isn, repaired)
+{
+	int fd, err, family = strchr(variant->dst, ':') ? AF_INET6 : AF_INET;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	uint32_t seq;
+
+	len = bl_sockaddr_parse(variant->dst, SERVER_PORT, &ss);
+	ASSERT_NE(0U, len);
+	fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	err = repair_seq(fd, REPAIR_SEQ);
+	if (err == -EPERM)
+		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+	err = connect(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+	EXPECT_EQ(0, err)
+		TH_LOG("a repaired socket's non-blocking connect(): %s, expected 0", bl_errname(err));
+	ASSERT_EQ(0, queue_seq(fd, &seq));
+	EXPECT_EQ(REPAIR_SEQ, seq) TH_LOG("the repaired connection sends from %u", seq);
+	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
+	close(fd);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */
