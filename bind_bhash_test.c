@@ -626,23 +626,37 @@ static bool route_pair(struct __test_metadata *_metadata, const char *server,
 	return true;
 }
 
+/*
+ * The server's listener on its end of the pair, one socket option (level,
+ * name, val) set before bind(); its address in *srv.
+ */
+static int route_listener(struct __test_metadata *_metadata, const char *server,
+			  int level, int name, const void *val, socklen_t vlen,
+			  struct sockaddr_storage *srv)
+{
+	socklen_t slen = route_addr(server, srv);
+	int l;
+
+	ASSERT_NE(0U, slen);
+	l = socket(srv->ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, setsockopt(l, level, name, val, vlen));
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)srv, slen))
+		TH_LOG("bind %s: %s", server, strerror(errno));
+	ASSERT_EQ(0, listen(l, ROUTE_CLIENTS));
+	return l;
+}
+
 TEST_F(child_route, freed)
 {
 	struct sockaddr_storage srv;
 	int l, ns, home, fd[ROUTE_CLIENTS], i, defer = 60, ms;
 	long used, now, drops = 0;
-	socklen_t slen;
 
 	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
 		return;
-	slen = route_addr(variant->server, &srv);
-	ASSERT_NE(0U, slen);
-	l = socket(srv.ss_family, SOCK_STREAM, 0);
-	ASSERT_LE(0, l);
-	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)));
-	ASSERT_EQ(0, bind(l, (struct sockaddr *)&srv, slen))
-		TH_LOG("bind %s: %s", variant->server, strerror(errno));
-	ASSERT_EQ(0, listen(l, ROUTE_CLIENTS));
+	l = route_listener(_metadata, variant->server, IPPROTO_TCP, TCP_DEFER_ACCEPT,
+			   &defer, sizeof(defer), &srv);
 
 	ASSERT_EQ(0, bl_netns_switch(ns));
 	for (i = 0; i < ROUTE_CLIENTS; i++) {
@@ -699,14 +713,8 @@ TEST_F(child_route, reset)
 
 	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
 		return;
-	slen = route_addr(variant->server, &srv);
-	ASSERT_NE(0U, slen);
-	l = socket(srv.ss_family, SOCK_STREAM, 0);
-	ASSERT_LE(0, l);
-	ASSERT_EQ(0, setsockopt(l, SOL_SOCKET, SO_BINDTODEVICE, ROUTE_LINK, sizeof(ROUTE_LINK)));
-	ASSERT_EQ(0, bind(l, (struct sockaddr *)&srv, slen))
-		TH_LOG("bind %s: %s", variant->server, strerror(errno));
-	ASSERT_EQ(0, listen(l, 1));
+	l = route_listener(_metadata, variant->server, SOL_SOCKET, SO_BINDTODEVICE,
+			   ROUTE_LINK, sizeof(ROUTE_LINK), &srv);
 	ASSERT_EQ(0, bl_netns_switch(ns));
 	p.fd = socket(srv.ss_family, SOCK_STREAM, 0);
 	ASSERT_LE(0, p.fd);
