@@ -909,6 +909,58 @@ TEST_F(connect_again, connect)
 }
 
 /*
+ * ---- listen_after: listen() on a socket whose connection was reset ----
+ *
+ * listen() takes only a socket that is not connected, asking the socket
+ * layer, not TCP's state (inet_listen()): once its peer reset the
+ * connection the socket is closed, yet still connected, and listen() is
+ * EINVAL.
+ */
+FIXTURE(listen_after) {};
+
+FIXTURE_VARIANT(listen_after)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(listen_after, v4_reset) { V4_LO };
+FIXTURE_VARIANT_ADD(listen_after, v6_reset) { V6_LO };
+
+FIXTURE_SETUP(listen_after)
+{
+}
+
+FIXTURE_TEARDOWN(listen_after)
+{
+}
+
+TEST_F(listen_after, listen)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	struct sk_spec none = { .addr = variant->addr };
+	int l, fd, peer, err;
+	char c;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	fd = connect_to(_metadata, -1, l);
+	peer = accept(l, NULL, NULL);
+	ASSERT_LE(0, peer);
+	ASSERT_EQ(0, setsockopt(peer, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
+	close(peer);
+	/* Once read, the reset has surely closed the socket. */
+	ASSERT_EQ(-1, recv(fd, &c, 1, 0));
+	ASSERT_EQ(ECONNRESET, errno);
+	err = listen(fd, 1) ? errno : 0;
+	EXPECT_EQ(EINVAL, err)
+		TH_LOG("listen() after the peer reset the connection: %s, expected EINVAL",
+		       bl_errname(err));
+	close(fd);
+	close(l);
+}
+
+/*
  * ---- connect_wait: a blocking connect() that stops waiting ----
  *
  * A connect() waits for the handshake (__inet_stream_connect()); here for

@@ -3,9 +3,10 @@
  * tw_reuse_loopback: TIME_WAIT around tcp_tw_reuse, beyond what
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
- * (tw_bind), where a connection's sequence numbers start (connect_isn),
- * the sysctls' ranges (tw_sysctl), and a new namespace's
- * default, 2, as commit 79e9fed46038 ("net-tcp: extend tcp_tw_reuse
+ * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), where a
+ * connection's sequence numbers start (connect_isn), the sysctls'
+ * ranges (tw_sysctl), and a new namespace's default, 2, as commit
+ * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse
  * sysctl to enable loopback only optimization") made it.
  *
  * The churn benchmark of that commit is a program of its own
@@ -308,6 +309,73 @@ TEST_F(tw_bind, takeover)
 	EXPECT_TRUE(seq > WINDOW && seq <= 2 * WINDOW)
 		TH_LOG("the new connection starts %u after the old one's last sequence number, expected %u to %u",
 		       seq, WINDOW + 1, 2 * WINDOW);
+}
+
+/*
+ * ---- tw_buckets: tcp_max_tw_buckets caps the TIME_WAIT sockets ----
+ *
+ * A namespace holds at most tcp_max_tw_buckets TIME_WAIT sockets
+ * (inet_twsk_alloc()); a connection that closes beyond the cap closes at
+ * once and keeps nothing. With the cap at 1, of two connections closed
+ * in turn the first one's port stays taken, EADDRINUSE to a bind()
+ * without SO_REUSEADDR, and the second one's is free.
+ */
+#define SYSCTL_TW_BUCKETS	"net/ipv4/tcp_max_tw_buckets"
+FIXTURE(tw_buckets) {};
+
+FIXTURE_VARIANT(tw_buckets)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(tw_buckets, v4) { "127.0.0.1" };
+FIXTURE_VARIANT_ADD(tw_buckets, v6) { "::1" };
+
+FIXTURE_SETUP(tw_buckets)
+{
+	struct bl_why why = { "" };
+
+	BL_ENTER_NETNS(return);
+	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
+		SKIP(return, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_TW_BUCKETS, 1));
+}
+
+FIXTURE_TEARDOWN(tw_buckets)
+{
+}
+
+TEST_F(tw_buckets, capped)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int l, fd, i, err, port[2];
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l);
+	for (i = 0; i < 2; i++) {
+		fd = socket(strchr(variant->addr, ':') ? AF_INET6 : AF_INET,
+			    SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, connect_server(fd, variant->addr));
+		len = sizeof(ss);
+		ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&ss, &len));
+		port[i] = bl_sockaddr_port(&ss);
+		err = bl_tcp_time_wait(fd, l, FIN_MS);
+		ASSERT_EQ(0, err) TH_LOG("closing connection %d: %s", i, bl_errname(err));
+	}
+	for (i = 0; i < 2; i++) {
+		len = bl_sockaddr_parse(variant->addr, port[i], &ss);
+		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd);
+		err = bind(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+		EXPECT_EQ(i ? 0 : EADDRINUSE, err)
+			TH_LOG("bind() to the port of closed connection %d of 2, tcp_max_tw_buckets=1: %s",
+			       i + 1, bl_errname(err));
+		close(fd);
+	}
+	close(l);
 }
 
 /*
