@@ -38,6 +38,7 @@
  * this program's KTAP: BINDLAB_XFAIL, docs/results.md).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <linux/in6.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
@@ -741,13 +742,25 @@ TEST_F(child_route, reset)
 }
 
 /*
- * ---- child_syn: the SYN a listener saved goes to the child ----
+ * ---- child_syn: what the child takes from its handshake ----
  *
- * With TCP_SAVE_SYN on the listener, the connection's SYN (its IP and
- * TCP headers) moves from the request to the child when the child takes
- * the request's place (tcp_move_syn() in tcp_v4_syn_recv_sock()), and
- * the accepted socket reads it once with TCP_SAVED_SYN.
+ * The child that takes a request's place (tcp_v4_syn_recv_sock(),
+ * tcp_v6_syn_recv_sock()) is made from its listener and the handshake:
+ *
+ * saved: with TCP_SAVE_SYN on the listener, the connection's SYN (its IP
+ * and TCP headers) moves from the request to the child (tcp_move_syn()),
+ * and the accepted socket reads it once with TCP_SAVED_SYN.
+ *
+ * mss: the child's MSS is the one the SYN announced, less the options
+ * each segment carries (tcp_sync_mss()), before it sent a byte: with the
+ * connecting socket's TCP_MAXSEG set to MSS_SET, TCP_MAXSEG reads the
+ * same on both ends, not the listener's default of 536.
+ *
+ * congestion: the child takes the namespace's congestion control of the
+ * moment of its handshake, not its listener's (tcp_ca_openreq_child()),
+ * unless TCP_CONGESTION set the listener's.
  */
+#define MSS_SET		1000
 FIXTURE(child_syn) {};
 
 FIXTURE_VARIANT(child_syn)
@@ -785,6 +798,65 @@ TEST_F(child_syn, saved)
 		TH_LOG("TCP_SAVED_SYN on the accepted socket: %s", strerror(errno));
 	EXPECT_TRUE(len > 20 && syn[0] >> 4 == variant->version)
 		TH_LOG("the saved SYN: %u bytes, IP version %u", len, syn[0] >> 4);
+	close(c);
+	close(l);
+}
+
+TEST_F(child_syn, mss)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	int l, fd, c, mss = MSS_SET, got[2];
+	socklen_t len = sizeof(mss);
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	fd = sk_open(_metadata, &none);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, len));
+	connect_to(_metadata, fd, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &got[0], &len));
+	ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_MAXSEG, &got[1], &len));
+	EXPECT_EQ(got[0], got[1])
+		TH_LOG("TCP_MAXSEG: %d on the connected socket (set to %d), %d on the accepted one",
+		       got[0], MSS_SET, got[1]);
+	close(c);
+	close(fd);
+	close(l);
+}
+
+#define SYSCTL_CC	"net/ipv4/tcp_congestion_control"
+/* A namespace but the first may choose only among the allowed ones. */
+#define SYSCTL_CC_ALLOWED	"net/ipv4/tcp_allowed_congestion_control"
+#define CC_NAME_MAX	16	/* TCP_CA_NAME_MAX, not in netinet/tcp.h */
+
+TEST_F(child_syn, congestion)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	char allowed[256], cc[2][CC_NAME_MAX], got[CC_NAME_MAX] = "";
+	socklen_t len = sizeof(got);
+	int l, c;
+	char *tok, *save;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_read(SYSCTL_CC, cc[0], sizeof(cc[0])));
+	ASSERT_EQ(0, bl_sysctl_read(SYSCTL_CC_ALLOWED, allowed, sizeof(allowed)));
+	cc[1][0] = 0;
+	for (tok = strtok_r(allowed, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (strcmp(tok, cc[0]))
+			snprintf(cc[1], sizeof(cc[1]), "%s", tok);
+	if (!cc[1][0])
+		SKIP(return, "one congestion control allowed: %s", cc[0]);
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, bl_sysctl_write(SYSCTL_CC, cc[1]));
+	connect_to(_metadata, -1, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_CONGESTION, got, &len));
+	EXPECT_STREQ(cc[1], got)
+		TH_LOG("the listener made under %s, the child under %s", cc[0], cc[1]);
 	close(c);
 	close(l);
 }
@@ -957,6 +1029,79 @@ TEST_F(listen_after, listen)
 		TH_LOG("listen() after the peer reset the connection: %s, expected EINVAL",
 		       bl_errname(err));
 	close(fd);
+	close(l);
+}
+
+/*
+ * ---- listen_overflow: a handshake that ends on a full accept queue ----
+ *
+ * A listener takes a SYN while its accept queue has room
+ * (tcp_conn_request()), and looks again when the handshake's last ACK
+ * comes (tcp_v4_syn_recv_sock(), tcp_v6_syn_recv_sock()): if the queue
+ * filled meanwhile no child is made, and with tcp_abort_on_overflow=1
+ * the connection is reset. The listener has TCP_DEFER_ACCEPT, so that a
+ * handshake ends with its client's first data, not with its bare ACK:
+ * the second client's byte fills the queue of the backlog-0 listener,
+ * then the first's comes: the first reads ECONNRESET, accept() gives the
+ * second alone.
+ */
+#define RESET_WAIT_S	5
+
+FIXTURE(listen_overflow) {};
+
+FIXTURE_VARIANT(listen_overflow)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(listen_overflow, v4) { V4_LO };
+FIXTURE_VARIANT_ADD(listen_overflow, v6) { V6_LO };
+
+FIXTURE_SETUP(listen_overflow)
+{
+}
+
+FIXTURE_TEARDOWN(listen_overflow)
+{
+}
+
+TEST_F(listen_overflow, reset)
+{
+	struct timeval wait = { .tv_sec = RESET_WAIT_S };
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	int l, late, full, c, defer = RESET_WAIT_S, err;
+	char byte;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_abort_on_overflow", "1"));
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)));
+	ASSERT_EQ(0, listen(l, 0));
+	late = connect_to(_metadata, -1, l);
+	full = connect_to(_metadata, -1, l);
+	ASSERT_EQ(1, send(full, "x", 1, 0));
+	ASSERT_EQ(0, bl_tcp_wait(TCP_ESTABLISHED, PORT_PEER, 1, RESET_WAIT_S * 1000));
+	ASSERT_EQ(0, setsockopt(late, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)));
+	ASSERT_EQ(1, send(late, "x", 1, 0));
+	err = recv(late, &byte, 1, 0) < 0 ? errno : 0;
+	EXPECT_EQ(ECONNRESET, err)
+		TH_LOG("the connection whose last ACK found the accept queue full: %s, expected ECONNRESET",
+		       bl_errname(err));
+	ASSERT_EQ(0, fcntl(l, F_SETFL, O_NONBLOCK));
+	c = accept(l, (struct sockaddr *)&peer, &len);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(bl_sock_port(full), bl_sockaddr_port(&peer))
+		TH_LOG("accept() gave another connection than the one queued");
+	close(c);
+	c = accept(l, NULL, NULL);
+	EXPECT_GT(0, c) TH_LOG("accept() gave a second connection, the backlog is 0");
+	if (c >= 0)
+		close(c);
+	close(full);
+	close(late);
 	close(l);
 }
 
@@ -1211,7 +1356,6 @@ TEST_F(connect_flowinfo, connect)
  * MSS set to MSS_SET (TCP_MAXSEG, which on lo, not half the window, bounds
  * it), TCP_MAXSEG reads a plain connection's MSS less the options' length.
  */
-#define MSS_SET		1000
 FIXTURE(connect_ipopts) {};
 
 FIXTURE_VARIANT(connect_ipopts)
@@ -1408,12 +1552,14 @@ TEST_F(listen_dev, connect)
 }
 
 /*
- * ---- bind_addrlen: how long an address bind() takes ----
+ * ---- bind_addrlen: how long an address bind() and connect() take ----
  *
  * inet_bind_sk() refuses an address shorter than struct sockaddr_in with
  * EINVAL, inet6_bind_sk() one shorter than RFC 2133's sockaddr_in6, which
  * ends before sin6_scope_id (SIN6_LEN_RFC2133, 24 bytes): that length
- * binds as the whole 28 bytes do.
+ * binds as the whole 28 bytes do. connect() takes the same lengths
+ * (tcp_v4_connect(), tcp_v6_connect()), though all an IPv4 address needs
+ * lies in its first 8 bytes.
  */
 #define RFC2133_LEN	offsetof(struct sockaddr_in6, sin6_scope_id)
 
@@ -1457,6 +1603,25 @@ TEST_F(bind_addrlen, bind)
 	if (!err)
 		EXPECT_EQ(PORT, bl_sock_port(fd));
 	close(fd);
+}
+
+TEST_F(bind_addrlen, connect)
+{
+	struct sk_spec sk = { .addr = variant->addr };
+	struct sockaddr_storage ss;
+	int l, fd, err;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_NE(0U, bl_sockaddr_parse(variant->addr, PORT_PEER, &ss));
+	fd = sk_open(_metadata, &sk);
+	err = connect(fd, (struct sockaddr *)&ss, variant->len) ? errno : 0;
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() to %s in %u bytes: %s, expected %s", variant->addr,
+		       (unsigned int)variant->len, bl_errname(err), bl_errname(variant->err));
+	close(fd);
+	close(l);
 }
 
 /*
