@@ -1040,12 +1040,14 @@ TEST_F(listen_after, listen)
  * comes (tcp_v4_syn_recv_sock(), tcp_v6_syn_recv_sock()): if the queue
  * filled meanwhile no child is made, and with tcp_abort_on_overflow=1
  * the connection is reset. The listener has TCP_DEFER_ACCEPT, so that a
- * handshake ends with its client's first data, not with its bare ACK:
- * the second client's byte fills the queue of the backlog-0 listener,
- * then the first's comes: the first reads ECONNRESET, accept() gives the
- * second alone.
+ * handshake ends with its client's first data, not with its bare ACK.
+ * The first client connects; OVERFLOW_BACKLOG + 1 others connect and
+ * send a byte in turn, which fills the queue (never more than two
+ * requests wait, which a SYN never finds too many); then the first's
+ * byte comes: it reads ECONNRESET, and accept() gives the others alone.
  */
-#define RESET_WAIT_S	5
+#define RESET_WAIT_S		5
+#define OVERFLOW_BACKLOG	2
 
 FIXTURE(listen_overflow) {};
 
@@ -1071,7 +1073,7 @@ TEST_F(listen_overflow, reset)
 	struct sk_spec none = { .addr = variant->addr };
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
-	int l, late, full, c, defer = RESET_WAIT_S, err;
+	int l, late, full[OVERFLOW_BACKLOG + 1], c, i, defer = RESET_WAIT_S, err;
 	char byte;
 
 	if (!rows_ready(_metadata, &none, 1))
@@ -1079,11 +1081,15 @@ TEST_F(listen_overflow, reset)
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_abort_on_overflow", "1"));
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)));
-	ASSERT_EQ(0, listen(l, 0));
+	ASSERT_EQ(0, listen(l, OVERFLOW_BACKLOG));
 	late = connect_to(_metadata, -1, l);
-	full = connect_to(_metadata, -1, l);
-	ASSERT_EQ(1, send(full, "x", 1, 0));
-	ASSERT_EQ(0, bl_tcp_wait(TCP_ESTABLISHED, PORT_PEER, 1, RESET_WAIT_S * 1000));
+	for (i = 0; i <= OVERFLOW_BACKLOG; i++) {
+		full[i] = connect_to(_metadata, -1, l);
+		ASSERT_EQ(1, send(full[i], "x", 1, 0));
+		/* Its child is queued: it is the (i + 1)th on the port. */
+		ASSERT_EQ(0, bl_tcp_wait(TCP_ESTABLISHED, PORT_PEER, i + 1,
+					 RESET_WAIT_S * 1000));
+	}
 	ASSERT_EQ(0, setsockopt(late, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)));
 	ASSERT_EQ(1, send(late, "x", 1, 0));
 	err = recv(late, &byte, 1, 0) < 0 ? errno : 0;
@@ -1091,16 +1097,19 @@ TEST_F(listen_overflow, reset)
 		TH_LOG("the connection whose last ACK found the accept queue full: %s, expected ECONNRESET",
 		       bl_errname(err));
 	ASSERT_EQ(0, fcntl(l, F_SETFL, O_NONBLOCK));
-	c = accept(l, (struct sockaddr *)&peer, &len);
-	ASSERT_LE(0, c);
-	EXPECT_EQ(bl_sock_port(full), bl_sockaddr_port(&peer))
-		TH_LOG("accept() gave another connection than the one queued");
-	close(c);
+	for (i = 0; i <= OVERFLOW_BACKLOG; i++) {
+		len = sizeof(peer);
+		c = accept(l, (struct sockaddr *)&peer, &len);
+		ASSERT_LE(0, c);
+		EXPECT_EQ(bl_sock_port(full[i]), bl_sockaddr_port(&peer))
+			TH_LOG("accept() %d gave another connection than the one queued", i);
+		close(c);
+		close(full[i]);
+	}
 	c = accept(l, NULL, NULL);
-	EXPECT_GT(0, c) TH_LOG("accept() gave a second connection, the backlog is 0");
+	EXPECT_GT(0, c) TH_LOG("accept() gave the connection that found the queue full");
 	if (c >= 0)
 		close(c);
-	close(full);
 	close(late);
 	close(l);
 }
