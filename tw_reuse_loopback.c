@@ -6,12 +6,15 @@
  * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), where a
  * connection's sequence numbers start (connect_isn), the sysctls'
  * ranges (tw_sysctl), and a new namespace's default, 2, as commit
- * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse
- * sysctl to enable loopback only optimization") made it.
+ * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
+ * only optimization") made it. Two rules of TCP_REPAIR's instant
+ * connections live here too, beside its helpers: no reset answers a
+ * reset (reset_reply), a source-routed connection's peer (connect_srr).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -535,6 +538,165 @@ TEST_F(connect_isn, repaired)
 	EXPECT_EQ(REPAIR_SEQ, seq) TH_LOG("the repaired connection sends from %u", seq);
 	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
 	close(fd);
+}
+
+/*
+ * ---- reset_reply: no segment answers a reset ----
+ *
+ * A segment for no socket gets a reset in reply (tcp_v4_send_reset(),
+ * tcp_v6_send_reset()), a reset itself never does (RFC 9293, 3.10.7.1):
+ * else two ports without sockets would reset each other for ever. A
+ * connection made under TCP_REPAIR to a port where nothing listens, then
+ * closed with a reset, sends one reset there; a raw socket, which sees
+ * every TCP segment the namespace receives, counts the resets between
+ * the two ports: one.
+ */
+#define RST_WAIT_MS	200	/* this long quiet: no more segments come */
+#define RST_MAX		8	/* a storm: stop counting */
+#define RAW_MAX		1000	/* segments read at most */
+
+FIXTURE(reset_reply)
+{
+	int raw;
+};
+
+FIXTURE_VARIANT(reset_reply)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(reset_reply, v4) { "127.0.0.1" };
+FIXTURE_VARIANT_ADD(reset_reply, v6) { "::1" };
+
+FIXTURE_SETUP(reset_reply)
+{
+	struct bl_why why = { "" };
+	bool v6 = strchr(variant->addr, ':');
+
+	self->raw = -1;
+	BL_ENTER_NETNS(return);
+	if (v6 && !bl_ipv6_usable(&why))
+		SKIP(return, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+	self->raw = socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (self->raw < 0 && errno == EPERM)
+		SKIP(return, "a raw socket needs CAP_NET_RAW");
+	ASSERT_LE(0, self->raw);
+}
+
+FIXTURE_TEARDOWN(reset_reply)
+{
+	if (self->raw >= 0)
+		close(self->raw);
+}
+
+/* Resets between ports a and b that raw receives, up to RST_MAX. */
+static int count_resets(int raw, bool v6, uint16_t a, uint16_t b)
+{
+	struct pollfd pfd = { .fd = raw, .events = POLLIN };
+	unsigned char seg[128];
+	int n = 0, i, off;
+	uint16_t src, dst;
+	ssize_t len;
+
+	for (i = 0; i < RAW_MAX && n < RST_MAX; i++) {
+		if (poll(&pfd, 1, RST_WAIT_MS) <= 0)
+			break;
+		len = recv(raw, seg, sizeof(seg), 0);
+		/* An IPv4 raw socket reads the IP header too, IPv6's does not. */
+		off = v6 ? 0 : (seg[0] & 0xf) * 4;
+		if (len < off + 14)
+			continue;
+		src = seg[off] << 8 | seg[off + 1];
+		dst = seg[off + 2] << 8 | seg[off + 3];
+		if ((seg[off + 13] & TH_RST) &&
+		    ((src == a && dst == b) || (src == b && dst == a)))
+			n++;
+	}
+	return n;
+}
+
+TEST_F(reset_reply, none)
+{
+	bool v6 = strchr(variant->addr, ':');
+	struct sockaddr_storage ss;
+	int fd, err, port, n;
+	socklen_t len;
+
+	len = bl_sockaddr_parse(variant->addr, SERVER_PORT, &ss);
+	ASSERT_NE(0U, len);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	err = repair(fd, TCP_REPAIR_ON);
+	if (err == -EPERM)
+		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+	/* Under repair, connected at once: no SYN, nothing at the other end. */
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
+	port = bl_sock_port(fd);
+	ASSERT_LT(0, port);
+	reset_close(fd);
+	n = count_resets(self->raw, v6, port, SERVER_PORT);
+	EXPECT_EQ(1, n) TH_LOG("%d resets between ports %d and %d, expected 1%s", n, port,
+			       SERVER_PORT, n >= RST_MAX ? " and more" : "");
+}
+
+/*
+ * ---- connect_srr: a source route leads to the address connect() got ----
+ *
+ * With a loose source route (IP_OPTIONS, RFC 791's LSRR) segments go to
+ * the route's first hop first, and the address connect() was given stays
+ * the connection's peer (tcp_v4_connect()): under TCP_REPAIR, which
+ * connects at once without a segment, getpeername() names it, not the hop.
+ */
+FIXTURE(connect_srr) {};
+
+FIXTURE_VARIANT(connect_srr)
+{
+	const char *dst, *hop;
+};
+
+FIXTURE_VARIANT_ADD(connect_srr, v4) { "127.0.0.1", "127.0.0.2" };
+
+FIXTURE_SETUP(connect_srr)
+{
+	BL_ENTER_NETNS(return);
+	ASSERT_EQ(0, bl_link_up("lo"));
+}
+
+FIXTURE_TEARDOWN(connect_srr)
+{
+}
+
+TEST_F(connect_srr, peer)
+{
+	/* LSRR, 7 bytes, pointer 4, one hop; then a no-operation pad. */
+	unsigned char lsrr[8] = { 131, 7, 4, 0, 0, 0, 0, 1 };
+	struct sockaddr_storage ss, peer;
+	struct sockaddr_in *hop = (struct sockaddr_in *)&peer;
+	socklen_t len, plen = sizeof(peer);
+	char buf[64];
+	int fd, err;
+
+	ASSERT_NE(0U, bl_sockaddr_parse(variant->hop, 0, &peer));
+	memcpy(&lsrr[3], &hop->sin_addr, 4);
+	len = bl_sockaddr_parse(variant->dst, SERVER_PORT, &ss);
+	ASSERT_NE(0U, len);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IP, IP_OPTIONS, lsrr, sizeof(lsrr)));
+	err = repair(fd, TCP_REPAIR_ON);
+	if (err == -EPERM)
+		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, getpeername(fd, (struct sockaddr *)&peer, &plen));
+	EXPECT_EQ(0, memcmp(&ss, &peer, len))
+		TH_LOG("connect() to %s through %s: the peer is %s", variant->dst,
+		       variant->hop, bl_sockaddr_str(&peer, buf, sizeof(buf)));
+	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
+	reset_close(fd);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */
