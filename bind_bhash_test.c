@@ -1225,8 +1225,17 @@ TEST_F(connect_wait, connect)
  * waits for the first data, which it carries (tcp_fastopen_defer_connect()
  * in tcp_v4_connect() and tcp_v6_connect()): the listener has nothing to
  * accept until the client writes.
+ *
+ * answer: a Fast Open server (0x2, no cookie asked: 0x200) has the child
+ * at the SYN and may answer before the handshake's last ACK comes, which
+ * the client here holds back (TCP_DEFER_ACCEPT on a connecting socket
+ * delays it up to 200 ms). The child then guesses the client's MSS
+ * (tcp_initialize_rcv_mss() in tcp_v4_syn_recv_sock()): without window
+ * scaling it offers a window in multiples of that guess. The answer
+ * arrives.
  */
 #define TFO_CLIENT_NO_COOKIE	"5"	/* client on (0x1), no cookie (0x4) */
+#define TFO_BOTH_NO_COOKIE	"519"	/* 0x207: and server on, no cookie */
 
 FIXTURE(connect_defer) {};
 
@@ -1277,6 +1286,35 @@ TEST_F(connect_defer, accept)
 	close(c);
 	close(fd);
 	close(p.fd);
+}
+
+TEST_F(connect_defer, answer)
+{
+	struct timeval wait = { .tv_sec = 5 };
+	struct sk_spec none = { .addr = variant->addr };
+	int l, fd, c, one = 1, qlen = 8;
+	char byte = 0;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", TFO_BOTH_NO_COOKIE));
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_window_scaling", "0"));
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)));
+	fd = sk_open(_metadata, &none);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof(one)));
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof(one)));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)));
+	connect_to(_metadata, fd, l);
+	ASSERT_EQ(1, send(fd, "q", 1, 0));
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, send(c, "a", 1, 0));
+	EXPECT_EQ(1, recv(fd, &byte, 1, 0)) TH_LOG("the answer: %s", strerror(errno));
+	EXPECT_EQ('a', byte);
+	close(c);
+	close(fd);
+	close(l);
 }
 
 /*
