@@ -1115,6 +1115,53 @@ TEST_F(listen_overflow, reset)
 }
 
 /*
+ * ---- connect_broadcast: TCP connects to no broadcast address ----
+ *
+ * A route to a broadcast address, the limited one or a subnet's (the
+ * local table's broadcast route of an address's prefix), makes
+ * connect() ENETUNREACH (tcp_v4_connect()): a connection has one peer.
+ */
+#define BCAST_PREFIX	"10.98.0.1/24"
+
+FIXTURE(connect_broadcast) {};
+
+FIXTURE_VARIANT(connect_broadcast)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(connect_broadcast, v4_subnet) { "10.98.0.255" };
+FIXTURE_VARIANT_ADD(connect_broadcast, v4_limited) { "255.255.255.255" };
+
+FIXTURE_SETUP(connect_broadcast)
+{
+}
+
+FIXTURE_TEARDOWN(connect_broadcast)
+{
+}
+
+TEST_F(connect_broadcast, connect)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage to;
+	socklen_t len;
+	int fd, err;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_addr_add("lo", BCAST_PREFIX));
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	fd = sk_open(_metadata, &none);
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(ENETUNREACH, err)
+		TH_LOG("connect() to %s: %s, expected ENETUNREACH", variant->addr,
+		       bl_errname(err));
+	close(fd);
+}
+
+/*
  * ---- connect_wait: a blocking connect() that stops waiting ----
  *
  * A connect() waits for the handshake (__inet_stream_connect()); here for
