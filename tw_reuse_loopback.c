@@ -3,9 +3,10 @@
  * tw_reuse_loopback: TIME_WAIT around tcp_tw_reuse, beyond what
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
- * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), where a
- * connection's sequence numbers start (connect_isn), the sysctls'
- * ranges (tw_sysctl), and a new namespace's default, 2, as commit
+ * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), a namespace
+ * that ends with one (tw_exit), where a connection's sequence numbers
+ * start (connect_isn), the sysctls' ranges (tw_sysctl), and a new
+ * namespace's default, 2, as commit
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
@@ -15,11 +16,13 @@
  * (bench/bind_churn.c), outside the kselftests.
  */
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/wait.h>
 
 #include "ksft_bindlab.h"
 
@@ -538,6 +541,76 @@ TEST_F(connect_isn, repaired)
 	EXPECT_EQ(REPAIR_SEQ, seq) TH_LOG("the repaired connection sends from %u", seq);
 	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
 	close(fd);
+}
+
+/*
+ * ---- tw_exit: a namespace ends with a TIME_WAIT socket in it ----
+ *
+ * A namespace's TIME_WAIT sockets go with it, looked for in every bucket
+ * of its connection hash (inet_twsk_purge()). With tcp_child_ehash_entries
+ * at 1, a namespace made from this one has a hash of its own, of one
+ * bucket (6.1+). In such a namespace a connection ends in TIME_WAIT, then
+ * the namespace ends. A kernel that leaves the socket behind warns as the
+ * namespace goes (tcp_sk_exit_batch()) and frees the hash under it: the
+ * row holds when the kernel stays quiet, which the lab's panic_on_warn
+ * and a fleet's check of the kernel log see.
+ */
+#define SYSCTL_CHILD_EHASH	"net/ipv4/tcp_child_ehash_entries"
+#define EXIT_WAIT_MS		10000
+
+FIXTURE(tw_exit) {};
+
+FIXTURE_VARIANT(tw_exit)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(tw_exit, v4) { "127.0.0.1" };
+
+FIXTURE_SETUP(tw_exit)
+{
+	BL_ENTER_NETNS(return);
+	if (!bl_sysctl_exists(SYSCTL_CHILD_EHASH))
+		SKIP(return, "no %s in this kernel (6.1+)", SYSCTL_CHILD_EHASH);
+	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_CHILD_EHASH, 1));
+}
+
+FIXTURE_TEARDOWN(tw_exit)
+{
+}
+
+/* In a new namespace: a TIME_WAIT socket, then exit. 0, or the step that failed. */
+static int tw_in_new_netns(void *arg)
+{
+	const char *addr = arg;
+	int l, fd, port;
+
+	/* Its cap on TIME_WAIT sockets starts at half its buckets: 0. */
+	if (unshare(CLONE_NEWNET) || bl_link_up("lo") ||
+	    bl_sysctl_write_long(SYSCTL_TW_BUCKETS, 1))
+		return 2;
+	l = bl_tcp_listen(addr, SERVER_PORT);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || fd < 0 || connect_server(fd, addr))
+		return 3;
+	port = bl_sock_port(fd);
+	if (port <= 0 || bl_tcp_time_wait(fd, l, FIN_MS))
+		return 4;
+	return bl_tcp_wait(TCP_TIME_WAIT, port, 1, FIN_MS) ? 5 : 0;
+}
+
+TEST_F(tw_exit, purge)
+{
+	int status, err;
+	pid_t pid;
+
+	pid = bl_child_run(tw_in_new_netns, (void *)variant->addr);
+	ASSERT_LT(0, pid) TH_LOG("fork: %s", bl_errname(pid));
+	err = bl_child_wait(pid, EXIT_WAIT_MS, &status);
+	ASSERT_EQ(0, err) TH_LOG("the namespace's process: %s", bl_errname(err));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the namespace's process: status %#x (2 netns, 3 connect, 4 close, 5 no TIME_WAIT)",
+		       status);
 }
 
 /*
