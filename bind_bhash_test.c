@@ -1171,8 +1171,11 @@ TEST_F(connect_broadcast, connect)
  * the connection still under way; a connect(AF_UNSPEC) on the same socket
  * (a disconnect) makes it EPIPE. Neither may report the connection made.
  * The connect() runs in a child (the first of the test's PID namespace,
- * which cannot name its parent), the test ends its wait.
+ * which cannot name its parent), the test ends its wait. sndbuf: first
+ * a SO_SNDBUF set by the test wakes the waiting connect()
+ * (sk_stream_write_space()), which must wait on (inet_wait_for_connect()).
  */
+#define POKE_WAIT_US	200000	/* for a connect() the wakeup ended */
 FIXTURE(connect_wait) {};
 
 FIXTURE_VARIANT(connect_wait)
@@ -1180,12 +1183,17 @@ FIXTURE_VARIANT(connect_wait)
 	const char *addr;
 	bool disconnect;	/* else a signal */
 	int err;
+	bool sndbuf;		/* a wakeup before */
 };
 
-FIXTURE_VARIANT_ADD(connect_wait, v4_signal) { V4_LO, false, EINTR };
-FIXTURE_VARIANT_ADD(connect_wait, v6_signal) { V6_LO, false, EINTR };
-FIXTURE_VARIANT_ADD(connect_wait, v4_disconnect) { V4_LO, true, EPIPE };
-FIXTURE_VARIANT_ADD(connect_wait, v6_disconnect) { V6_LO, true, EPIPE };
+FIXTURE_VARIANT_ADD(connect_wait, v4_signal) { .addr = V4_LO, .err = EINTR };
+FIXTURE_VARIANT_ADD(connect_wait, v6_signal) { .addr = V6_LO, .err = EINTR };
+FIXTURE_VARIANT_ADD(connect_wait, v4_disconnect)
+{ .addr = V4_LO, .disconnect = true, .err = EPIPE };
+FIXTURE_VARIANT_ADD(connect_wait, v6_disconnect)
+{ .addr = V6_LO, .disconnect = true, .err = EPIPE };
+FIXTURE_VARIANT_ADD(connect_wait, v4_sndbuf_signal)
+{ .addr = V4_LO, .err = EINTR, .sndbuf = true };
 
 FIXTURE_SETUP(connect_wait)
 {
@@ -1204,12 +1212,12 @@ static void wait_alarm(int sig)
  * with pid 0 the disconnect; 0, or -1 when either failed or the connect()
  * never started.
  */
-static int wait_end(int fd, pid_t pid)
+static int wait_end(int fd, pid_t pid, bool sndbuf)
 {
 	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
 	struct tcp_info ti = { 0 };
+	int ms, size = 1 << 16;
 	socklen_t len;
-	int ms;
 
 	for (ms = 0; ms < 5000 && ti.tcpi_state != TCP_SYN_SENT; ms++) {
 		usleep(1000);
@@ -1219,6 +1227,11 @@ static int wait_end(int fd, pid_t pid)
 	}
 	if (ti.tcpi_state != TCP_SYN_SENT)
 		return -1;
+	if (sndbuf) {
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)))
+			return -1;
+		usleep(POKE_WAIT_US);
+	}
 	return pid ? kill(pid, SIGALRM) : connect(fd, &unspec, sizeof(unspec));
 }
 
@@ -1248,7 +1261,7 @@ TEST_F(connect_wait, connect)
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(connect(fd, (struct sockaddr *)&to, len) ? errno : 0);
-	err = wait_end(fd, variant->disconnect ? 0 : pid);
+	err = wait_end(fd, variant->disconnect ? 0 : pid, variant->sndbuf);
 	if (err)
 		kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -1257,7 +1270,8 @@ TEST_F(connect_wait, connect)
 	ASSERT_TRUE(WIFEXITED(status));
 	err = WEXITSTATUS(status);
 	EXPECT_EQ(variant->err, err)
-		TH_LOG("connect() that waited, then %s: %s, expected %s",
+		TH_LOG("connect() that waited, then %s%s: %s, expected %s",
+		       variant->sndbuf ? "a wakeup, " : "",
 		       variant->disconnect ? "a disconnect" : "a signal",
 		       bl_errname(err), bl_errname(variant->err));
 	close(fd);
