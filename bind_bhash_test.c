@@ -1385,7 +1385,9 @@ TEST_F(connect_defer, answer)
  * connection (tcp_v6_connect()). A label is looked up among the leased
  * ones only while a socket of the namespace holds one exclusively
  * (fl6_sock_lookup()); with none, it goes out as given: connect() works,
- * also while a socket of another namespace holds it exclusively.
+ * also while a socket of another namespace holds it exclusively. While
+ * another socket of the namespace holds it so, the connecting socket,
+ * which leased nothing, gets EINVAL.
  */
 #define FLOWLABEL		0x12345
 
@@ -1394,11 +1396,13 @@ FIXTURE(connect_flowinfo) {};
 FIXTURE_VARIANT(connect_flowinfo)
 {
 	const char *addr;
-	bool leased_elsewhere;
+	enum { LEASE_NONE, LEASE_HERE, LEASE_ELSEWHERE } lease;
+	int err;
 };
 
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO, false };
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_elsewhere) { V6_LO, true };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO, LEASE_NONE, 0 };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_elsewhere) { V6_LO, LEASE_ELSEWHERE, 0 };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_here) { V6_LO, LEASE_HERE, EINVAL };
 
 FIXTURE_SETUP(connect_flowinfo)
 {
@@ -1415,7 +1419,7 @@ TEST_F(connect_flowinfo, connect)
 		.flr_action = IPV6_FL_A_GET, .flr_flags = IPV6_FL_F_CREATE,
 		.flr_share = IPV6_FL_S_EXCL,
 	};
-	int l, fd, one = 1, err, ns, home, holder = -1;
+	int l, fd, one = 1, err, ns, home = -1, holder = -1;
 	struct sk_spec none = { .addr = variant->addr };
 	struct bl_why why = { "" };
 	struct sockaddr_storage to;
@@ -1423,20 +1427,23 @@ TEST_F(connect_flowinfo, connect)
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
-	if (variant->leased_elsewhere) {
+	if (variant->lease == LEASE_ELSEWHERE) {
 		ns = bl_netns_create(&why);
 		if (ns < 0)
 			SKIP(return, "%s", why.msg);
 		home = bl_netns_current();
 		ASSERT_LE(0, home);
 		ASSERT_EQ(0, bl_netns_switch(ns));
+	}
+	if (variant->lease != LEASE_NONE) {
 		holder = socket(AF_INET6, SOCK_STREAM, 0);
 		ASSERT_LE(0, holder);
 		ASSERT_EQ(0, setsockopt(holder, IPPROTO_IPV6, IPV6_FLOWLABEL_MGR, &lease,
 					sizeof(lease)))
 			TH_LOG("an exclusive lease of 0x%x: %s", FLOWLABEL, strerror(errno));
-		ASSERT_EQ(0, bl_netns_switch(home));
 	}
+	if (variant->lease == LEASE_ELSEWHERE)
+		ASSERT_EQ(0, bl_netns_switch(home));
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
 	ASSERT_NE(0U, len);
@@ -1445,9 +1452,9 @@ TEST_F(connect_flowinfo, connect)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof(one)));
 	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
-	EXPECT_EQ(0, err)
-		TH_LOG("connect() to %s with flow label 0x%x: %s", variant->addr, FLOWLABEL,
-		       bl_errname(err));
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() to %s with flow label 0x%x: %s, expected %s", variant->addr,
+		       FLOWLABEL, bl_errname(err), bl_errname(variant->err));
 	close(fd);
 	close(l);
 	if (holder >= 0)
