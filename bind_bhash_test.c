@@ -1033,6 +1033,52 @@ TEST_F(listen_after, listen)
 }
 
 /*
+ * ---- connect_listening: connect() on a listening socket ----
+ *
+ * A listener is unconnected for the socket layer, yet not closed:
+ * connect() on it is EISCONN (__inet_stream_connect()), and it goes on
+ * listening.
+ */
+FIXTURE(connect_listening) {};
+
+FIXTURE_VARIANT(connect_listening)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(connect_listening, v4) { V4_LO };
+FIXTURE_VARIANT_ADD(connect_listening, v6) { V6_LO };
+
+FIXTURE_SETUP(connect_listening)
+{
+}
+
+FIXTURE_TEARDOWN(connect_listening)
+{
+}
+
+TEST_F(connect_listening, connect)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage to;
+	int l, fd, err;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	fd = listener(_metadata, variant->addr, PORT);
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(EISCONN, err)
+		TH_LOG("connect() on a listener: %s, expected EISCONN", bl_errname(err));
+	close(connect_to(_metadata, -1, fd));
+	close(fd);
+	close(l);
+}
+
+/*
  * ---- listen_overflow: a handshake that ends on a full accept queue ----
  *
  * A listener takes a SYN while its accept queue has room
