@@ -759,7 +759,12 @@ TEST_F(child_route, reset)
  * congestion: the child takes the namespace's congestion control of the
  * moment of its handshake, not its listener's (tcp_ca_openreq_child()),
  * unless TCP_CONGESTION set the listener's.
+ *
+ * tos: with tcp_reflect_tos=1 a child takes the SYN's TOS or traffic
+ * class (less the ECN bits) for its own IP_TOS or IPV6_TCLASS, not its
+ * listener's.
  */
+#define TOS_SET		0x28
 #define MSS_SET		1000
 FIXTURE(child_syn) {};
 
@@ -821,6 +826,30 @@ TEST_F(child_syn, mss)
 	EXPECT_EQ(got[0], got[1])
 		TH_LOG("TCP_MAXSEG: %d on the connected socket (set to %d), %d on the accepted one",
 		       got[0], MSS_SET, got[1]);
+	close(c);
+	close(fd);
+	close(l);
+}
+
+TEST_F(child_syn, tos)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	bool v6 = is_ipv6(variant->addr);
+	int level = v6 ? IPPROTO_IPV6 : IPPROTO_IP, name = v6 ? IPV6_TCLASS : IP_TOS;
+	int l, fd, c, tos = TOS_SET, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_reflect_tos", "1"));
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	fd = sk_open(_metadata, &none);
+	ASSERT_EQ(0, setsockopt(fd, level, name, &tos, sizeof(tos)));
+	connect_to(_metadata, fd, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, level, name, &got, &len));
+	EXPECT_EQ(TOS_SET, got) TH_LOG("the child's TOS: %#x, the SYN's %#x", got, TOS_SET);
 	close(c);
 	close(fd);
 	close(l);
