@@ -746,14 +746,13 @@ TEST_F(connect_srr, peer)
 {
 	/* LSRR, 7 bytes, pointer 4, one hop; then a no-operation pad. */
 	unsigned char lsrr[8] = { 131, 7, 4, 0, 0, 0, 0, 1 };
-	struct sockaddr_storage ss, peer;
-	struct sockaddr_in *hop = (struct sockaddr_in *)&peer;
+	struct sockaddr_storage ss, via, peer;
 	socklen_t len, plen = sizeof(peer);
 	char buf[64];
 	int fd, err;
 
-	ASSERT_NE(0U, bl_sockaddr_parse(variant->hop, 0, &peer));
-	memcpy(&lsrr[3], &hop->sin_addr, 4);
+	ASSERT_NE(0U, bl_sockaddr_parse(variant->hop, 0, &via));
+	memcpy(&lsrr[3], &((struct sockaddr_in *)&via)->sin_addr, 4);
 	len = bl_sockaddr_parse(variant->dst, SERVER_PORT, &ss);
 	ASSERT_NE(0U, len);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
