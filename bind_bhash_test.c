@@ -1749,7 +1749,9 @@ TEST_F(listen_dev, connect)
  * ends before sin6_scope_id (SIN6_LEN_RFC2133, 24 bytes): that length
  * binds as the whole 28 bytes do. connect() takes the same lengths
  * (tcp_v4_connect(), tcp_v6_connect()), though all an IPv4 address needs
- * lies in its first 8 bytes.
+ * lies in its first 8 bytes. An address of no bytes is EINVAL before its
+ * family is read (__inet_stream_connect()): read from the kernel's zeroed
+ * copy it would be AF_UNSPEC, which disconnects and returns 0.
  */
 #define RFC2133_LEN	offsetof(struct sockaddr_in6, sin6_scope_id)
 
@@ -1767,6 +1769,7 @@ FIXTURE_VARIANT_ADD(bind_addrlen, v4_short)
 FIXTURE_VARIANT_ADD(bind_addrlen, v6_short)
 { .addr = V6_LO, .len = RFC2133_LEN - 1, .err = EINVAL };
 FIXTURE_VARIANT_ADD(bind_addrlen, v6_rfc2133) { .addr = V6_LO, .len = RFC2133_LEN };
+FIXTURE_VARIANT_ADD(bind_addrlen, v4_empty) { .addr = V4_LO, .len = 0, .err = EINVAL };
 
 FIXTURE_SETUP(bind_addrlen)
 {
