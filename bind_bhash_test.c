@@ -762,7 +762,7 @@ TEST_F(child_route, reset)
  *
  * tos: with tcp_reflect_tos=1 a child takes the SYN's TOS or traffic
  * class (less the ECN bits) for its own IP_TOS or IPV6_TCLASS, not its
- * listener's.
+ * listener's; with 0, the default, its listener's.
  */
 #define TOS_SET		0x28
 #define MSS_SET		1000
@@ -836,22 +836,30 @@ TEST_F(child_syn, tos)
 	struct sk_spec none = { .addr = variant->addr };
 	bool v6 = is_ipv6(variant->addr);
 	int level = v6 ? IPPROTO_IPV6 : IPPROTO_IP, name = v6 ? IPV6_TCLASS : IP_TOS;
-	int l, fd, c, tos = TOS_SET, got = 0;
+	static const char * const reflect[] = { "0", "1" };
+	int l, fd, c, tos = TOS_SET, got;
 	socklen_t len = sizeof(got);
+	size_t i;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
-	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_reflect_tos", "1"));
 	l = listener(_metadata, variant->addr, PORT_PEER);
-	fd = sk_open(_metadata, &none);
-	ASSERT_EQ(0, setsockopt(fd, level, name, &tos, sizeof(tos)));
-	connect_to(_metadata, fd, l);
-	c = accept(l, NULL, NULL);
-	ASSERT_LE(0, c);
-	ASSERT_EQ(0, getsockopt(c, level, name, &got, &len));
-	EXPECT_EQ(TOS_SET, got) TH_LOG("the child's TOS: %#x, the SYN's %#x", got, TOS_SET);
-	close(c);
-	close(fd);
+	for (i = 0; i < ARRAY_SIZE(reflect); i++) {
+		ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_reflect_tos", reflect[i]));
+		fd = sk_open(_metadata, &none);
+		ASSERT_EQ(0, setsockopt(fd, level, name, &tos, sizeof(tos)));
+		connect_to(_metadata, fd, l);
+		c = accept(l, NULL, NULL);
+		ASSERT_LE(0, c);
+		got = -1;
+		ASSERT_EQ(0, getsockopt(c, level, name, &got, &len));
+		/* The listener's TOS is 0, never set. */
+		EXPECT_EQ(i ? TOS_SET : 0, got)
+			TH_LOG("tcp_reflect_tos=%s: the child's TOS %#x, the SYN's %#x",
+			       reflect[i], got, TOS_SET);
+		close(c);
+		close(fd);
+	}
 	close(l);
 }
 

@@ -722,15 +722,20 @@ TEST_F(reset_reply, none)
  * the route's first hop first, and the address connect() was given stays
  * the connection's peer (tcp_v4_connect()): under TCP_REPAIR, which
  * connects at once without a segment, getpeername() names it, not the hop.
+ * A source route to 0.0.0.0 is EINVAL: the hop would take a connection
+ * whose peer is no address.
  */
 FIXTURE(connect_srr) {};
 
 FIXTURE_VARIANT(connect_srr)
 {
 	const char *dst, *hop;
+	int err;
 };
 
-FIXTURE_VARIANT_ADD(connect_srr, v4) { "127.0.0.1", "127.0.0.2" };
+FIXTURE_VARIANT_ADD(connect_srr, v4) { .dst = "127.0.0.1", .hop = "127.0.0.2" };
+FIXTURE_VARIANT_ADD(connect_srr, v4_any)
+{ .dst = "0.0.0.0", .hop = "127.0.0.2", .err = EINVAL };
 
 FIXTURE_SETUP(connect_srr)
 {
@@ -762,7 +767,14 @@ TEST_F(connect_srr, peer)
 	if (err == -EPERM)
 		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
 	ASSERT_EQ(0, err) TH_LOG("TCP_REPAIR: %s", bl_errname(err));
-	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&ss, len));
+	err = connect(fd, (struct sockaddr *)&ss, len) ? errno : 0;
+	ASSERT_EQ(variant->err, err)
+		TH_LOG("connect() to %s through %s: %s, expected %s", variant->dst,
+		       variant->hop, bl_errname(err), bl_errname(variant->err));
+	if (err) {
+		close(fd);
+		return;
+	}
 	ASSERT_EQ(0, getpeername(fd, (struct sockaddr *)&peer, &plen));
 	EXPECT_EQ(0, memcmp(&ss, &peer, len))
 		TH_LOG("connect() to %s through %s: the peer is %s", variant->dst,
