@@ -10,7 +10,9 @@
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
- * reset (reset_reply), a source-routed connection's peer (connect_srr).
+ * reset (reset_reply), a source-routed connection's peer (connect_srr);
+ * and one of a raw socket's: a SYN with a wrong checksum gets no answer
+ * (bad_csum).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -641,20 +643,30 @@ FIXTURE_VARIANT(reset_reply)
 FIXTURE_VARIANT_ADD(reset_reply, v4) { "127.0.0.1" };
 FIXTURE_VARIANT_ADD(reset_reply, v6) { "::1" };
 
-FIXTURE_SETUP(reset_reply)
+/*
+ * A raw TCP socket in a namespace of its own with lo up, which sees every
+ * TCP segment the namespace receives; -1 when the test is skipped.
+ */
+static int raw_tcp_open(struct __test_metadata *_metadata, const char *addr)
 {
 	struct bl_why why = { "" };
-	bool v6 = strchr(variant->addr, ':');
+	bool v6 = strchr(addr, ':');
+	int fd;
 
-	self->raw = -1;
-	BL_ENTER_NETNS(return);
+	BL_ENTER_NETNS(return -1);
 	if (v6 && !bl_ipv6_usable(&why))
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, bl_link_up("lo"));
-	self->raw = socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP);
-	if (self->raw < 0 && errno == EPERM)
-		SKIP(return, "a raw socket needs CAP_NET_RAW");
-	ASSERT_LE(0, self->raw);
+		SKIP(return -1, "%s", why.msg);
+	EXPECT_EQ(0, bl_link_up("lo"));
+	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (fd < 0 && errno == EPERM)
+		SKIP(return -1, "a raw socket needs CAP_NET_RAW");
+	EXPECT_LE(0, fd);
+	return fd;
+}
+
+FIXTURE_SETUP(reset_reply)
+{
+	self->raw = raw_tcp_open(_metadata, variant->addr);
 }
 
 FIXTURE_TEARDOWN(reset_reply)
@@ -663,8 +675,11 @@ FIXTURE_TEARDOWN(reset_reply)
 		close(self->raw);
 }
 
-/* Resets between ports a and b that raw receives, up to RST_MAX. */
-static int count_resets(int raw, bool v6, uint16_t a, uint16_t b)
+/*
+ * Segments between ports a and b with all of flags set (any for 0) that
+ * raw receives, up to RST_MAX.
+ */
+static int count_segments(int raw, bool v6, uint16_t a, uint16_t b, uint8_t flags)
 {
 	struct pollfd pfd = { .fd = raw, .events = POLLIN };
 	unsigned char seg[128];
@@ -682,7 +697,7 @@ static int count_resets(int raw, bool v6, uint16_t a, uint16_t b)
 			continue;
 		src = seg[off] << 8 | seg[off + 1];
 		dst = seg[off + 2] << 8 | seg[off + 3];
-		if ((seg[off + 13] & TH_RST) &&
+		if ((seg[off + 13] & flags) == flags &&
 		    ((src == a && dst == b) || (src == b && dst == a)))
 			n++;
 	}
@@ -710,9 +725,104 @@ TEST_F(reset_reply, none)
 	port = bl_sock_port(fd);
 	ASSERT_LT(0, port);
 	reset_close(fd);
-	n = count_resets(self->raw, v6, port, SERVER_PORT);
+	n = count_segments(self->raw, v6, port, SERVER_PORT, TH_RST);
 	EXPECT_EQ(1, n) TH_LOG("%d resets between ports %d and %d, expected 1%s", n, port,
 			       SERVER_PORT, n >= RST_MAX ? " and more" : "");
+}
+
+/*
+ * ---- bad_csum: a segment whose checksum is wrong gets no answer ----
+ *
+ * Loopback passes the segments of TCP sockets as checked, but a raw
+ * socket's it leaves to be summed. A listener drops a SYN whose TCP
+ * checksum is wrong unanswered (tcp_v4_do_rcv(), tcp_v6_do_rcv()); one
+ * it took would bring a SYN-ACK, and from a port without a socket, a
+ * reset. The raw socket sees its own SYN arrive, and nothing more
+ * between the two ports.
+ */
+#define RAW_PORT	7000	/* no socket's */
+#define TCP_HLEN	20	/* a header without options */
+
+FIXTURE(bad_csum)
+{
+	int raw;
+};
+
+FIXTURE_VARIANT(bad_csum)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(bad_csum, v4) { "127.0.0.1" };
+FIXTURE_VARIANT_ADD(bad_csum, v6) { "::1" };
+
+FIXTURE_SETUP(bad_csum)
+{
+	self->raw = raw_tcp_open(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(bad_csum)
+{
+	if (self->raw >= 0)
+		close(self->raw);
+}
+
+/* RFC 1071: the one's complement of the one's complement sum of p. */
+static uint16_t inet_csum(const unsigned char *p, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+TEST_F(bad_csum, syn)
+{
+	bool v6 = strchr(variant->addr, ':');
+	/* The pseudo-header, at most IPv6's (RFC 8200, 8.1), then the SYN. */
+	unsigned char buf[40 + TCP_HLEN] = { 0 }, *syn;
+	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12;
+	struct sockaddr_storage ss;
+	const void *addr;
+	uint16_t sum;
+	socklen_t len;
+	int l, n;
+
+	len = bl_sockaddr_parse(variant->addr, 0, &ss);
+	ASSERT_NE(0U, len);
+	addr = v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
+		    (void *)&((struct sockaddr_in *)&ss)->sin_addr;
+	/* From the address to itself, as loopback's route picks it. */
+	memcpy(buf, addr, alen);
+	memcpy(buf + alen, addr, alen);
+	buf[plen - 1] = IPPROTO_TCP;
+	buf[plen - (v6 ? 5 : 3)] = TCP_HLEN;
+	syn = buf + plen;
+	syn[0] = RAW_PORT >> 8;
+	syn[1] = RAW_PORT & 0xff;
+	syn[2] = SERVER_PORT >> 8;
+	syn[3] = SERVER_PORT & 0xff;
+	syn[7] = 1;			/* the sequence number */
+	syn[12] = TCP_HLEN / 4 << 4;
+	syn[13] = TH_SYN;
+	syn[14] = syn[15] = 0xff;	/* the window */
+	/* Off by 0x00ff: never the sum's other form of zero. */
+	sum = inet_csum(buf, plen + TCP_HLEN) ^ 0x00ff;
+	syn[16] = sum >> 8;
+	syn[17] = sum & 0xff;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	ASSERT_EQ(TCP_HLEN, sendto(self->raw, syn, TCP_HLEN, 0, (struct sockaddr *)&ss, len))
+		TH_LOG("sendto() on the raw socket: %s", strerror(errno));
+	n = count_segments(self->raw, v6, RAW_PORT, SERVER_PORT, 0);
+	EXPECT_EQ(1, n) TH_LOG("%d segments between ports %d and %d, expected the SYN alone%s",
+			       n, RAW_PORT, SERVER_PORT, n >= RST_MAX ? " and more" : "");
+	close(l);
 }
 
 /*
