@@ -735,13 +735,16 @@ TEST_F(reset_reply, none)
  *
  * Loopback passes the segments of TCP sockets as checked, but a raw
  * socket's it leaves to be summed. A listener drops a SYN whose TCP
- * checksum is wrong unanswered (tcp_v4_do_rcv(), tcp_v6_do_rcv()); one
- * it took would bring a SYN-ACK, and from a port without a socket, a
- * reset. The raw socket sees its own SYN arrive, and nothing more
- * between the two ports.
+ * checksum is wrong unanswered; one it took would bring a SYN-ACK, and
+ * from a port without a socket, a reset. The raw socket sees its own SYN
+ * arrive, and nothing more between the two ports. The SYN carries data:
+ * a segment of up to 76 bytes (CHECKSUM_BREAK) is summed on arrival
+ * (tcp_v4_rcv()), a longer one only by the state that takes it, here in
+ * tcp_v4_do_rcv() and tcp_v6_do_rcv().
  */
 #define RAW_PORT	7000	/* no socket's */
 #define TCP_HLEN	20	/* a header without options */
+#define SYN_LEN		(TCP_HLEN + 64)
 
 FIXTURE(bad_csum)
 {
@@ -767,7 +770,7 @@ FIXTURE_TEARDOWN(bad_csum)
 		close(self->raw);
 }
 
-/* RFC 1071: the one's complement of the one's complement sum of p. */
+/* RFC 1071: the one's complement of the one's complement sum of p, n even. */
 static uint16_t inet_csum(const unsigned char *p, size_t n)
 {
 	uint32_t sum = 0;
@@ -784,7 +787,7 @@ TEST_F(bad_csum, syn)
 {
 	bool v6 = strchr(variant->addr, ':');
 	/* The pseudo-header, at most IPv6's (RFC 8200, 8.1), then the SYN. */
-	unsigned char buf[40 + TCP_HLEN] = { 0 }, *syn;
+	unsigned char buf[40 + SYN_LEN] = { 0 }, *syn;
 	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12;
 	struct sockaddr_storage ss;
 	const void *addr;
@@ -800,7 +803,7 @@ TEST_F(bad_csum, syn)
 	memcpy(buf, addr, alen);
 	memcpy(buf + alen, addr, alen);
 	buf[plen - 1] = IPPROTO_TCP;
-	buf[plen - (v6 ? 5 : 3)] = TCP_HLEN;
+	buf[plen - (v6 ? 5 : 3)] = SYN_LEN;
 	syn = buf + plen;
 	syn[0] = RAW_PORT >> 8;
 	syn[1] = RAW_PORT & 0xff;
@@ -811,13 +814,13 @@ TEST_F(bad_csum, syn)
 	syn[13] = TH_SYN;
 	syn[14] = syn[15] = 0xff;	/* the window */
 	/* Off by 0x00ff: never the sum's other form of zero. */
-	sum = inet_csum(buf, plen + TCP_HLEN) ^ 0x00ff;
+	sum = inet_csum(buf, plen + SYN_LEN) ^ 0x00ff;
 	syn[16] = sum >> 8;
 	syn[17] = sum & 0xff;
 
 	l = bl_tcp_listen(variant->addr, SERVER_PORT);
 	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
-	ASSERT_EQ(TCP_HLEN, sendto(self->raw, syn, TCP_HLEN, 0, (struct sockaddr *)&ss, len))
+	ASSERT_EQ(SYN_LEN, sendto(self->raw, syn, SYN_LEN, 0, (struct sockaddr *)&ss, len))
 		TH_LOG("sendto() on the raw socket: %s", strerror(errno));
 	n = count_segments(self->raw, v6, RAW_PORT, SERVER_PORT, 0);
 	EXPECT_EQ(1, n) TH_LOG("%d segments between ports %d and %d, expected the SYN alone%s",
