@@ -1620,6 +1620,10 @@ TEST_F(connect_ipopts, mss)
  * packet's own family outscores the other (compute_score()). So do
  * listeners on :: and ::ffff:0.0.0.0, though both take IPv4 and tie in
  * the score: one of them, the first the lookup meets, gets them all.
+ * A listener bound to its link scores one more too, so an IPv6 one bound
+ * to lo ties with an IPv4 one bound to none: the IPv4 one gets them,
+ * whichever listened first, since IPv6 SO_REUSEPORT listeners join the
+ * end of their bucket and others its head (__inet_hash()).
  */
 #define SHARE_CONNS	32
 
@@ -1628,8 +1632,10 @@ FIXTURE(reuseport_share) {};
 FIXTURE_VARIANT(reuseport_share)
 {
 	const char *addr[2];
+	enum bl_dev dev[2];
 	bool same;
 	bool either;	/* apart, and either may take them all */
+	bool second;	/* apart, and the second takes them all */
 };
 
 FIXTURE_VARIANT_ADD(reuseport_share, v4_same) { .addr = { V4_LO, V4_LO }, .same = true };
@@ -1640,6 +1646,8 @@ FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_apart) { .addr = { V4M_LO, "::f
 FIXTURE_VARIANT_ADD(reuseport_share, v4_v6_v4mapped_apart) { .addr = { V4_LO, V4M_LO } };
 FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_any_v6_any_apart)
 { .addr = { V4M_ANY, V6_ANY }, .either = true };
+FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_lo_v4_apart)
+{ .addr = { V4M_LO, V4_LO }, .dev = { DEV_LO }, .second = true };
 
 FIXTURE_SETUP(reuseport_share)
 {
@@ -1651,8 +1659,10 @@ FIXTURE_TEARDOWN(reuseport_share)
 
 TEST_F(reuseport_share, accept)
 {
-	struct sk_spec sk[2] = { { .addr = variant->addr[0], .opts = RP },
-				 { .addr = variant->addr[1], .opts = RP } };
+	struct sk_spec sk[2] = {
+		{ .addr = variant->addr[0], .opts = RP, .dev = variant->dev[0] },
+		{ .addr = variant->addr[1], .opts = RP, .dev = variant->dev[1] },
+	};
 	int l[2], got[2] = { 0, 0 }, i;
 
 	if (!rows_ready(_metadata, sk, 2))
@@ -1676,6 +1686,10 @@ TEST_F(reuseport_share, accept)
 		EXPECT_TRUE(got[0] > 0 && got[1] > 0)
 			TH_LOG("%d connections to %s: %d to the first listener, %d to the second",
 			       SHARE_CONNS, variant->addr[0], got[0], got[1]);
+	} else if (variant->second) {
+		EXPECT_EQ(0, got[0])
+			TH_LOG("%d connections to %s: %d to the listener on %s",
+			       SHARE_CONNS, variant->addr[0], got[0], variant->addr[0]);
 	} else if (variant->either) {
 		EXPECT_TRUE(!got[0] || !got[1])
 			TH_LOG("%d connections to %s: %d to the first listener, %d to %s",
