@@ -1252,7 +1252,7 @@ TEST_F(connect_broadcast, connect)
  * 0, one connection queued). Once it waits (SYN_SENT), another process
  * ends the wait: a signal whose handler lacks SA_RESTART makes it EINTR,
  * the connection still under way; a connect(AF_UNSPEC) on the same socket
- * (a disconnect) makes it EPIPE. Neither may report the connection made.
+ * (a disconnect, its address no longer than the family) makes it EPIPE. Neither may report the connection made.
  * The connect() runs in a child (the first of the test's PID namespace,
  * which cannot name its parent), the test ends its wait. sndbuf: first
  * a SO_SNDBUF set by the test wakes the waiting connect()
@@ -1315,7 +1315,7 @@ static int wait_end(int fd, pid_t pid, bool sndbuf)
 			return -1;
 		usleep(POKE_WAIT_US);
 	}
-	return pid ? kill(pid, SIGALRM) : connect(fd, &unspec, sizeof(unspec));
+	return pid ? kill(pid, SIGALRM) : connect(fd, &unspec, sizeof(unspec.sa_family));
 }
 
 TEST_F(connect_wait, connect)
