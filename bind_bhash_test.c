@@ -43,6 +43,7 @@
 #include <linux/sock_diag.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/wait.h>
@@ -1620,10 +1621,15 @@ TEST_F(connect_ipopts, mss)
  * packet's own family outscores the other (compute_score()). So do
  * listeners on :: and ::ffff:0.0.0.0, though both take IPv4 and tie in
  * the score: one of them, the first the lookup meets, gets them all.
- * A listener bound to its link scores one more too, so an IPv6 one bound
- * to lo ties with an IPv4 one bound to none: the IPv4 one gets them,
- * whichever listened first, since IPv6 SO_REUSEPORT listeners join the
- * end of their bucket and others its head (__inet_hash()).
+ * The lookup takes the first listener it meets that has a SO_REUSEPORT
+ * group, whatever the scores of the rest (inet_lhash2_lookup()); IPv6
+ * ones join the end of their bucket and others its head (__inet_hash()),
+ * so of an IPv6 listener bound to lo and an IPv4 one bound to none, the
+ * IPv4 one gets them, whichever listened first. Scores decide against a
+ * listener met first without a group, one that set SO_REUSEPORT after
+ * listen() ("late"): a listener whose SO_INCOMING_CPU names the CPU a
+ * connection arrives on scores one more, so with the test on one CPU,
+ * the second takes them all.
  */
 #define SHARE_CONNS	32
 
@@ -1636,6 +1642,9 @@ FIXTURE_VARIANT(reuseport_share)
 	bool same;
 	bool either;	/* apart, and either may take them all */
 	bool second;	/* apart, and the second takes them all */
+	bool late;	/* the first sets SO_REUSEPORT after listen() */
+	bool cpu;	/* the second's SO_INCOMING_CPU: the test's one CPU */
+	int to;		/* the listener whose address the connections go to */
 };
 
 FIXTURE_VARIANT_ADD(reuseport_share, v4_same) { .addr = { V4_LO, V4_LO }, .same = true };
@@ -1648,6 +1657,8 @@ FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_any_v6_any_apart)
 { .addr = { V4M_ANY, V6_ANY }, .either = true };
 FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_lo_v4_apart)
 { .addr = { V4M_LO, V4_LO }, .dev = { DEV_LO }, .second = true };
+FIXTURE_VARIANT_ADD(reuseport_share, v6_any_late_v6_v4mapped_any_cpu_apart)
+{ .addr = { V6_ANY, V4M_ANY }, .second = true, .late = true, .cpu = true, .to = 1 };
 
 FIXTURE_SETUP(reuseport_share)
 {
@@ -1660,20 +1671,35 @@ FIXTURE_TEARDOWN(reuseport_share)
 TEST_F(reuseport_share, accept)
 {
 	struct sk_spec sk[2] = {
-		{ .addr = variant->addr[0], .opts = RP, .dev = variant->dev[0] },
+		{ .addr = variant->addr[0], .opts = variant->late ? 0 : RP,
+		  .dev = variant->dev[0] },
 		{ .addr = variant->addr[1], .opts = RP, .dev = variant->dev[1] },
 	};
-	int l[2], got[2] = { 0, 0 }, i;
+	int l[2], got[2] = { 0, 0 }, i, one = 1, cpu = sched_getcpu();
+	cpu_set_t set;
 
 	if (!rows_ready(_metadata, sk, 2))
 		return;
+	if (variant->cpu) {
+		/* Loopback receives on the sending CPU: pinned, on this one. */
+		ASSERT_LE(0, cpu);
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	}
 	for (i = 0; i < 2; i++) {
 		l[i] = sk_bound(_metadata, i ? "the second listener" : "the first listener",
 				&sk[i], PORT);
+		if (i && variant->cpu)
+			ASSERT_EQ(0, setsockopt(l[i], SOL_SOCKET, SO_INCOMING_CPU, &cpu,
+						sizeof(cpu)));
 		ASSERT_EQ(0, listen(l[i], SHARE_CONNS));
+		if (!i && variant->late)
+			ASSERT_EQ(0, setsockopt(l[i], SOL_SOCKET, SO_REUSEPORT, &one,
+						sizeof(one)));
 	}
 	for (i = 0; i < SHARE_CONNS; i++)
-		connect_to(_metadata, -1, l[0]);	/* the first's address */
+		connect_to(_metadata, -1, l[variant->to]);
 	/* Each connection is in one listener's queue once connect() returns. */
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, fcntl(l[i], F_SETFL, O_NONBLOCK));
@@ -1685,19 +1711,19 @@ TEST_F(reuseport_share, accept)
 	if (variant->same) {
 		EXPECT_TRUE(got[0] > 0 && got[1] > 0)
 			TH_LOG("%d connections to %s: %d to the first listener, %d to the second",
-			       SHARE_CONNS, variant->addr[0], got[0], got[1]);
+			       SHARE_CONNS, variant->addr[variant->to], got[0], got[1]);
 	} else if (variant->second) {
 		EXPECT_EQ(0, got[0])
 			TH_LOG("%d connections to %s: %d to the listener on %s",
-			       SHARE_CONNS, variant->addr[0], got[0], variant->addr[0]);
+			       SHARE_CONNS, variant->addr[variant->to], got[0], variant->addr[0]);
 	} else if (variant->either) {
 		EXPECT_TRUE(!got[0] || !got[1])
 			TH_LOG("%d connections to %s: %d to the first listener, %d to %s",
-			       SHARE_CONNS, variant->addr[0], got[0], got[1], variant->addr[1]);
+			       SHARE_CONNS, variant->addr[variant->to], got[0], got[1], variant->addr[1]);
 	} else {
 		EXPECT_EQ(0, got[1])
 			TH_LOG("%d connections to %s: %d to the listener on %s",
-			       SHARE_CONNS, variant->addr[0], got[1], variant->addr[1]);
+			       SHARE_CONNS, variant->addr[variant->to], got[1], variant->addr[1]);
 	}
 }
 
