@@ -1629,7 +1629,8 @@ TEST_F(connect_ipopts, mss)
  * listener met first without a group, one that set SO_REUSEPORT after
  * listen() ("late"): a listener whose SO_INCOMING_CPU names the CPU a
  * connection arrives on scores one more, so with the test on one CPU,
- * the second takes them all.
+ * the second takes them all; unless the first is IPv4, which scores one
+ * more for the packet's family: a tie, kept by the first.
  */
 #define SHARE_CONNS	32
 
@@ -1659,6 +1660,8 @@ FIXTURE_VARIANT_ADD(reuseport_share, v6_v4mapped_lo_v4_apart)
 { .addr = { V4M_LO, V4_LO }, .dev = { DEV_LO }, .second = true };
 FIXTURE_VARIANT_ADD(reuseport_share, v6_any_late_v6_v4mapped_any_cpu_apart)
 { .addr = { V6_ANY, V4M_ANY }, .second = true, .late = true, .cpu = true, .to = 1 };
+FIXTURE_VARIANT_ADD(reuseport_share, v4_any_late_v6_v4mapped_any_cpu_apart)
+{ .addr = { V4_ANY, V4M_ANY }, .late = true, .cpu = true };
 
 FIXTURE_SETUP(reuseport_share)
 {
