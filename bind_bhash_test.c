@@ -1369,7 +1369,9 @@ TEST_F(connect_wait, connect)
  * (net.ipv4.tcp_fastopen 0x4), connect() returns 0 at once and the SYN
  * waits for the first data, which it carries (tcp_fastopen_defer_connect()
  * in tcp_v4_connect() and tcp_v6_connect()): the listener has nothing to
- * accept until the client writes.
+ * accept until the client writes. The socket counts as connected: another
+ * connect() is EISCONN, not EALREADY (__inet_stream_connect()), and a
+ * send() that does not wait returns what the SYN carries.
  *
  * answer: a Fast Open server (0x2, no cookie asked: 0x200) has the child
  * at the SYN and may answer before the handshake's last ACK comes, which
@@ -1423,7 +1425,10 @@ TEST_F(connect_defer, accept)
 	c = accept(p.fd, NULL, NULL);
 	EXPECT_TRUE(c < 0 && errno == EAGAIN)
 		TH_LOG("the listener has a connection before the client wrote");
-	ASSERT_EQ(1, send(fd, "x", 1, 0));
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	c = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(EISCONN, c) TH_LOG("a second connect(): %s", bl_errname(c));
+	ASSERT_EQ(1, send(fd, "x", 1, 0)) TH_LOG("send(): %s", strerror(errno));
 	ASSERT_EQ(1, poll(&p, 1, 5000))
 		TH_LOG("no connection within 5 s of the client's first data");
 	c = accept(p.fd, NULL, NULL);
@@ -1802,7 +1807,8 @@ TEST_F(listen_dev, connect)
  * (tcp_v4_connect(), tcp_v6_connect()), though all an IPv4 address needs
  * lies in its first 8 bytes. An address of no bytes is EINVAL before its
  * family is read (__inet_stream_connect()): read from the kernel's zeroed
- * copy it would be AF_UNSPEC, which disconnects and returns 0.
+ * copy it would be AF_UNSPEC, which disconnects and returns 0. Of a length
+ * enough, an IPv6 address on an IPv4 socket is EAFNOSUPPORT to both.
  */
 #define RFC2133_LEN	offsetof(struct sockaddr_in6, sin6_scope_id)
 
@@ -1813,6 +1819,7 @@ FIXTURE_VARIANT(bind_addrlen)
 	const char *addr;
 	socklen_t len;
 	int err;
+	const char *sock;	/* an address of the socket's family: NULL, addr */
 };
 
 FIXTURE_VARIANT_ADD(bind_addrlen, v4_short)
@@ -1821,6 +1828,8 @@ FIXTURE_VARIANT_ADD(bind_addrlen, v6_short)
 { .addr = V6_LO, .len = RFC2133_LEN - 1, .err = EINVAL };
 FIXTURE_VARIANT_ADD(bind_addrlen, v6_rfc2133) { .addr = V6_LO, .len = RFC2133_LEN };
 FIXTURE_VARIANT_ADD(bind_addrlen, v4_empty) { .addr = V4_LO, .len = 0, .err = EINVAL };
+FIXTURE_VARIANT_ADD(bind_addrlen, v6_on_v4)
+{ .addr = V6_LO, .len = sizeof(struct sockaddr_in6), .err = EAFNOSUPPORT, .sock = V4_LO };
 
 FIXTURE_SETUP(bind_addrlen)
 {
@@ -1832,14 +1841,15 @@ FIXTURE_TEARDOWN(bind_addrlen)
 
 TEST_F(bind_addrlen, bind)
 {
-	struct sk_spec sk = { .addr = variant->addr };
+	struct sk_spec sk[2] = { { .addr = variant->sock ?: variant->addr },
+				 { .addr = variant->addr } };
 	struct sockaddr_storage ss;
 	int fd, err;
 
-	if (!rows_ready(_metadata, &sk, 1))
+	if (!rows_ready(_metadata, sk, 2))
 		return;
 	ASSERT_NE(0U, bl_sockaddr_parse(variant->addr, PORT, &ss));
-	fd = sk_open(_metadata, &sk);
+	fd = sk_open(_metadata, &sk[0]);
 	err = bind(fd, (struct sockaddr *)&ss, variant->len) ? errno : 0;
 	EXPECT_EQ(variant->err, err)
 		TH_LOG("bind() to %s in %u bytes: %s, expected %s", variant->addr,
@@ -1851,15 +1861,16 @@ TEST_F(bind_addrlen, bind)
 
 TEST_F(bind_addrlen, connect)
 {
-	struct sk_spec sk = { .addr = variant->addr };
+	struct sk_spec sk[2] = { { .addr = variant->sock ?: variant->addr },
+				 { .addr = variant->addr } };
 	struct sockaddr_storage ss;
 	int l, fd, err;
 
-	if (!rows_ready(_metadata, &sk, 1))
+	if (!rows_ready(_metadata, sk, 2))
 		return;
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	ASSERT_NE(0U, bl_sockaddr_parse(variant->addr, PORT_PEER, &ss));
-	fd = sk_open(_metadata, &sk);
+	fd = sk_open(_metadata, &sk[0]);
 	err = connect(fd, (struct sockaddr *)&ss, variant->len) ? errno : 0;
 	EXPECT_EQ(variant->err, err)
 		TH_LOG("connect() to %s in %u bytes: %s, expected %s", variant->addr,
