@@ -19,6 +19,8 @@
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  connect_ipopts  IP options or IPv6 extension headers shrink the MSS.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
+ *  listen_crowd    of many listeners on one port, none takes another
+ *                  address's connection.
  *  bind_bhash2     a bind() to a port crowded on another address costs
  *                  O(1), as "Add a bhash2 table hashed by port + address"
  *                  (Joanne Koong) made it.
@@ -1733,6 +1735,67 @@ TEST_F(reuseport_share, accept)
 			TH_LOG("%d connections to %s: %d to the listener on %s",
 			       SHARE_CONNS, variant->addr[variant->to], got[1], variant->addr[1]);
 	}
+}
+
+/*
+ * ---- listen_crowd: of a port's listeners, each takes its own address ----
+ *
+ * The listener lookup finds a connection's listener by port and address:
+ * buckets keyed by both (inet_lhash2_lookup()), then compute_score()
+ * checks the address, since other addresses share a bucket. Of CROWD
+ * listeners on one port, each on a loopback address of its own, none
+ * takes a connection to an address none holds: refused. With this many,
+ * some share that address's bucket, on any machine.
+ */
+#define CROWD	4000
+
+FIXTURE(listen_crowd) {};
+
+FIXTURE_VARIANT(listen_crowd)
+{
+	const char *to;
+};
+
+FIXTURE_VARIANT_ADD(listen_crowd, v4) { V4_LO };
+
+FIXTURE_SETUP(listen_crowd)
+{
+}
+
+FIXTURE_TEARDOWN(listen_crowd)
+{
+}
+
+TEST_F(listen_crowd, refused)
+{
+	struct sk_spec none = { .addr = variant->to };
+	struct bl_why why = { "" };
+	struct sockaddr_storage to;
+	char addr[INET_ADDRSTRLEN];
+	int *l, fd, i, err;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	if (bl_fd_reserve(CROWD + 1, &why))
+		SKIP(return, "%s", why.msg);
+	l = calloc(CROWD, sizeof(*l));
+	ASSERT_NE(NULL, l);
+	for (i = 0; i < CROWD; i++) {
+		/* From 127.0.1.0 on: never the connection's address. */
+		snprintf(addr, sizeof(addr), "127.0.%d.%d", 1 + i / 256, i % 256);
+		l[i] = listener(_metadata, addr, PORT_PEER);
+	}
+	ASSERT_NE(0U, bl_sockaddr_parse(variant->to, PORT_PEER, &to));
+	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	err = -bl_tcp_connect(fd, &to, 0);
+	EXPECT_EQ(ECONNREFUSED, err)
+		TH_LOG("connect() to %s port %d, %d listeners on other addresses: %s",
+		       variant->to, PORT_PEER, CROWD, bl_errname(err));
+	close(fd);
+	for (i = 0; i < CROWD; i++)
+		close(l[i]);
+	free(l);
 }
 
 /*
