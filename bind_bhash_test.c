@@ -16,6 +16,7 @@
  *  connect_again   a connect() once more after one that failed.
  *  connect_wait    a blocking connect() ended by a signal or a disconnect.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
+ *  listen_tfo      which listeners serve Fast Open without TCP_FASTOPEN.
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  connect_ipopts  IP options or IPv6 extension headers shrink the MSS.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
@@ -1467,6 +1468,60 @@ TEST_F(connect_defer, answer)
 	close(c);
 	close(fd);
 	close(l);
+}
+
+/*
+ * ---- listen_tfo: which listeners serve Fast Open without asking ----
+ *
+ * A listener is a Fast Open server once TCP_FASTOPEN gives it a queue
+ * length, which TCP_FASTOPEN reads back. net.ipv4.tcp_fastopen with the
+ * server on (0x2) and 0x400 gives one to every listener, of its backlog,
+ * at listen() (__inet_listen_sk()); neither bit alone does, nor does it
+ * change the length a TCP_FASTOPEN set before.
+ */
+#define TFO_BACKLOG	8
+FIXTURE(listen_tfo) {};
+
+FIXTURE_VARIANT(listen_tfo)
+{
+	const char *sysctl;
+	int set;	/* TCP_FASTOPEN before listen(), 0 for none */
+	int qlen;	/* TCP_FASTOPEN after */
+};
+
+FIXTURE_VARIANT_ADD(listen_tfo, server) { .sysctl = "2" };
+FIXTURE_VARIANT_ADD(listen_tfo, no_sockopt) { .sysctl = "1024" };
+FIXTURE_VARIANT_ADD(listen_tfo, server_no_sockopt) { .sysctl = "1026", .qlen = TFO_BACKLOG };
+FIXTURE_VARIANT_ADD(listen_tfo, server_no_sockopt_set)
+{ .sysctl = "1026", .set = 3, .qlen = 3 };
+
+FIXTURE_SETUP(listen_tfo)
+{
+}
+
+FIXTURE_TEARDOWN(listen_tfo)
+{
+}
+
+TEST_F(listen_tfo, qlen)
+{
+	struct sk_spec sk = { .addr = V4_LO };
+	int fd, qlen = -1;
+	socklen_t len = sizeof(qlen);
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", variant->sysctl));
+	fd = sk_bound(_metadata, "the listener", &sk, PORT);
+	if (variant->set)
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &variant->set,
+					sizeof(variant->set)));
+	ASSERT_EQ(0, listen(fd, TFO_BACKLOG));
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, &len));
+	EXPECT_EQ(variant->qlen, qlen)
+		TH_LOG("tcp_fastopen=%s, TCP_FASTOPEN %d before listen(): %d after",
+		       variant->sysctl, variant->set, qlen);
+	close(fd);
 }
 
 /*
