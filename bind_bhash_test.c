@@ -1376,6 +1376,9 @@ TEST_F(connect_wait, connect)
  * connect() is EISCONN, not EALREADY (__inet_stream_connect()), and a
  * send() that does not wait returns what the SYN carries.
  *
+ * again: without it, a connect() whose SYN a full queue drops (backlog 0,
+ * one connection queued) is EINPROGRESS, and another one EALREADY.
+ *
  * answer: a Fast Open server (0x2, no cookie asked: 0x200) has the child
  * at the SYN and may answer before the handshake's last ACK comes, which
  * the client here holds back (TCP_DEFER_ACCEPT on a connecting socket
@@ -1439,6 +1442,31 @@ TEST_F(connect_defer, accept)
 	close(c);
 	close(fd);
 	close(p.fd);
+}
+
+TEST_F(connect_defer, again)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	struct sockaddr_storage to;
+	int l, fd, err[2], i;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, listen(l, 0));
+	connect_to(_metadata, -1, l);
+	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	fd = socket(to.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 2; i++)
+		err[i] = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_TRUE(err[0] == EINPROGRESS && err[1] == EALREADY)
+		TH_LOG("connect(), then again, its SYN dropped: %s, %s", bl_errname(err[0]),
+		       bl_errname(err[1]));
+	close(fd);
+	close(l);
 }
 
 TEST_F(connect_defer, answer)
