@@ -17,6 +17,7 @@
  *  connect_wait    a blocking connect() ended by a signal or a disconnect.
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
  *  listen_tfo      which listeners serve Fast Open without TCP_FASTOPEN.
+ *  close_linger    how long close() waits with SO_LINGER, and without.
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  connect_ipopts  IP options or IPv6 extension headers shrink the MSS.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
@@ -1495,6 +1496,81 @@ TEST_F(connect_defer, answer)
 	EXPECT_EQ('a', byte);
 	close(c);
 	close(fd);
+	close(l);
+}
+
+/*
+ * ---- close_linger: how long close() waits for the peer ----
+ *
+ * With SO_LINGER on and a time, close() waits that long for its FIN to be
+ * taken (inet_release(), tcp_close()); here the FIN waits behind data the
+ * peer, not reading, has no room for, so it waits the whole time. With
+ * SO_LINGER turned off again, the time it kept is not used: close()
+ * returns at once. (A process that exits does not linger either.)
+ */
+FIXTURE(close_linger) {};
+
+FIXTURE_VARIANT(close_linger)
+{
+	int secs;	/* SO_LINGER's time */
+	bool off;	/* then SO_LINGER off */
+};
+
+FIXTURE_VARIANT_ADD(close_linger, on) { .secs = 1 };
+/* Long, so that a close() that lingers cannot pass for one delayed. */
+FIXTURE_VARIANT_ADD(close_linger, off_again) { .secs = 5, .off = true };
+
+FIXTURE_SETUP(close_linger)
+{
+}
+
+FIXTURE_TEARDOWN(close_linger)
+{
+}
+
+TEST_F(close_linger, close)
+{
+	struct sk_spec none = { .addr = V4_LO };
+	struct linger lg = { .l_onoff = 1, .l_linger = variant->secs };
+	int l, fd, c, small = 4096, n;
+	char buf[4096] = { 0 };
+	uint64_t t;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, V4_LO, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)));
+	connect_to(_metadata, fd, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	/* Both buffers full: nothing more leaves, the FIN neither. */
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	for (n = 0; n < 10000 && send(fd, buf, sizeof(buf), 0) > 0; n++)
+		;
+	ASSERT_EQ(EAGAIN, errno) TH_LOG("filling the send buffer: %s", strerror(errno));
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, 0));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	if (variant->off) {
+		lg.l_onoff = 0;
+		ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	}
+	t = bl_now_ns();
+	close(fd);
+	t = (bl_now_ns() - t) / 1000000;
+	if (variant->off) {
+		EXPECT_GT((uint64_t)variant->secs * 1000, t)
+			TH_LOG("close() with SO_LINGER off again took %llu ms",
+			       (unsigned long long)t);
+	} else {
+		/* The time counts in jiffies: a few ms may round off. */
+		EXPECT_LE((uint64_t)variant->secs * 1000 - 20, t)
+			TH_LOG("close() with SO_LINGER on for %d s took %llu ms", variant->secs,
+			       (unsigned long long)t);
+	}
+	close(c);
 	close(l);
 }
 
