@@ -3,8 +3,8 @@
  * tw_reuse_loopback: TIME_WAIT around tcp_tw_reuse, beyond what
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
- * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), a namespace
- * that ends with one (tw_exit), where a connection's sequence numbers
+ * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), the cookie one
+ * keeps (tw_cookie), a namespace that ends with one (tw_exit), where a connection's sequence numbers
  * start (connect_isn), the sysctls' ranges (tw_sysctl), and a new
  * namespace's default, 2, as commit
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
@@ -25,6 +25,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/wait.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 
 #include "ksft_bindlab.h"
 
@@ -543,6 +546,125 @@ TEST_F(connect_isn, repaired)
 	EXPECT_EQ(REPAIR_SEQ, seq) TH_LOG("the repaired connection sends from %u", seq);
 	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
 	close(fd);
+}
+
+/*
+ * ---- tw_cookie: a connection keeps its cookie into TIME_WAIT ----
+ *
+ * A socket's cookie (SO_COOKIE) names it to sock_diag for its life, and
+ * the TIME_WAIT socket that takes its place carries it on
+ * (inet_twsk_alloc()): tools follow one connection by it from open to
+ * gone. sock_diag's dump of the namespace's TIME_WAIT sockets gives the
+ * closed connection's 4-tuple with the cookie it had open.
+ */
+FIXTURE(tw_cookie) {};
+
+FIXTURE_VARIANT(tw_cookie)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(tw_cookie, v4) { "127.0.0.1" };
+FIXTURE_VARIANT_ADD(tw_cookie, v6) { "::1" };
+
+FIXTURE_SETUP(tw_cookie)
+{
+	struct bl_why why = { "" };
+
+	BL_ENTER_NETNS(return);
+	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
+		SKIP(return, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+}
+
+FIXTURE_TEARDOWN(tw_cookie)
+{
+}
+
+/*
+ * The cookie sock_diag gives the TIME_WAIT socket of family from local
+ * port sport to dport: 0 and *found false when there is none, -errno on
+ * a netlink error.
+ */
+static int64_t tw_diag_cookie(int family, uint16_t sport, uint16_t dport, bool *found)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} rq = {
+		.nlh = { .nlmsg_len = sizeof(rq), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = 1 << TCP_TIME_WAIT },
+	};
+	static uint32_t buf[4096];	/* NLMSG_ALIGNTO: 4 */
+	struct inet_diag_msg *m;
+	struct nlmsghdr *h;
+	int64_t ret = 0;
+	ssize_t n;
+	int fd;
+
+	*found = false;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &rq, sizeof(rq), 0) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				goto out;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EPROTO;
+				goto out;
+			}
+			m = NLMSG_DATA(h);
+			if (ntohs(m->id.idiag_sport) == sport && ntohs(m->id.idiag_dport) == dport) {
+				*found = true;
+				ret = m->id.idiag_cookie[0] | (int64_t)m->id.idiag_cookie[1] << 32;
+			}
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+TEST_F(tw_cookie, diag)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int l, fd, port, family;
+	bool found;
+	int64_t tw;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	family = strchr(variant->addr, ':') ? AF_INET6 : AF_INET;
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, connect_server(fd, variant->addr));
+	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &len));
+	port = bl_sock_port(fd);
+	ASSERT_LT(0, port);
+	ASSERT_EQ(0, bl_tcp_time_wait(fd, l, FIN_MS));
+	tw = tw_diag_cookie(family, port, SERVER_PORT, &found);
+	if (tw == -EPROTONOSUPPORT || tw == -ENOENT)
+		SKIP(goto out, "sock_diag for TCP: %s", strerror(-tw));
+	ASSERT_LE(0, tw) TH_LOG("sock_diag: %s", strerror(-tw));
+	ASSERT_TRUE(found) TH_LOG("no TIME_WAIT socket from port %d to %d", port, SERVER_PORT);
+	EXPECT_EQ(cookie, (uint64_t)tw)
+		TH_LOG("the TIME_WAIT socket's cookie %llu, the connection's %llu",
+		       (unsigned long long)tw, (unsigned long long)cookie);
+out:
+	close(l);
 }
 
 /*
