@@ -1720,6 +1720,11 @@ TEST_F(connect_flowinfo, connect)
  * tcp_v6_connect()), so its segments carry that much less data: with the
  * MSS set to MSS_SET (TCP_MAXSEG, which on lo, not half the window, bounds
  * it), TCP_MAXSEG reads a plain connection's MSS less the options' length.
+ *
+ * child: the accepted socket sends the SYN's IPv4 options that ask for an
+ * answer, echoed (a route recorded, tcp_v4_save_options()), and counts
+ * them too (tcp_v4_syn_recv_sock()); no-operations it drops, and IPv6
+ * extension headers it does not echo.
  */
 FIXTURE(connect_ipopts) {};
 
@@ -1729,14 +1734,18 @@ FIXTURE_VARIANT(connect_ipopts)
 	int level, name;
 	unsigned char opt[8];
 	socklen_t len;
+	int child_len;	/* what the child's options take */
 };
 
 /* Four no-operation options (RFC 791). */
 FIXTURE_VARIANT_ADD(connect_ipopts, v4)
-{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 1, 1, 1, 1 }, 4 };
+{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 1, 1, 1, 1 }, 4, 0 };
 /* A hop-by-hop header of one 4-byte PadN option (RFC 8200). */
 FIXTURE_VARIANT_ADD(connect_ipopts, v6)
-{ V6_LO, IPPROTO_IPV6, IPV6_HOPOPTS, { 0, 0, 1, 4 }, 8 };
+{ V6_LO, IPPROTO_IPV6, IPV6_HOPOPTS, { 0, 0, 1, 4 }, 8, 0 };
+/* Record Route with room for one address, then a no-operation. */
+FIXTURE_VARIANT_ADD(connect_ipopts, v4_rr)
+{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 7, 7, 4, 0, 0, 0, 0, 1 }, 8, 8 };
 
 FIXTURE_SETUP(connect_ipopts)
 {
@@ -1771,6 +1780,36 @@ TEST_F(connect_ipopts, mss)
 	EXPECT_EQ(mss[0] - (int)variant->len, mss[1])
 		TH_LOG("TCP_MAXSEG: %d plain, %d with %u bytes of options", mss[0], mss[1],
 		       variant->len);
+	close(l);
+}
+
+TEST_F(connect_ipopts, child)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	int l, fd, c, i, mss = MSS_SET, got[2];
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	for (i = 0; i < 2; i++) {
+		fd = socket(is_ipv6(variant->addr) ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)));
+		if (i)
+			ASSERT_EQ(0, setsockopt(fd, variant->level, variant->name,
+						variant->opt, variant->len));
+		connect_to(_metadata, fd, l);
+		c = accept(l, NULL, NULL);
+		ASSERT_LE(0, c);
+		len = sizeof(got[i]);
+		ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_MAXSEG, &got[i], &len));
+		close(c);
+		close(fd);
+	}
+	EXPECT_EQ(got[0] - variant->child_len, got[1])
+		TH_LOG("the child's TCP_MAXSEG: %d of a plain SYN, %d of one with %u bytes of options",
+		       got[0], got[1], variant->len);
 	close(l);
 }
 
