@@ -1755,24 +1755,43 @@ FIXTURE_TEARDOWN(connect_ipopts)
 {
 }
 
+/*
+ * A connection to listener l from a socket whose TCP_MAXSEG is MSS_SET,
+ * with the variant's options when opts; its child accepted into *child
+ * unless child is NULL.
+ */
+static int ipopts_connect(struct __test_metadata *_metadata,
+			  const struct _fixture_variant_connect_ipopts *variant, int l, bool opts,
+			  int *child)
+{
+	int fd, mss = MSS_SET;
+
+	fd = socket(is_ipv6(variant->addr) ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)));
+	if (opts)
+		ASSERT_EQ(0, setsockopt(fd, variant->level, variant->name, variant->opt,
+					variant->len))
+			TH_LOG("setting the options: %s", strerror(errno));
+	connect_to(_metadata, fd, l);
+	if (child) {
+		*child = accept(l, NULL, NULL);
+		ASSERT_LE(0, *child);
+	}
+	return fd;
+}
+
 TEST_F(connect_ipopts, mss)
 {
 	struct sk_spec none = { .addr = variant->addr };
-	int l, fd, i, mss[2] = { MSS_SET, MSS_SET };
+	int l, fd, i, mss[2];
 	socklen_t len;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	for (i = 0; i < 2; i++) {
-		fd = socket(is_ipv6(variant->addr) ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss[i], sizeof(mss[i])));
-		if (i)
-			ASSERT_EQ(0, setsockopt(fd, variant->level, variant->name,
-						variant->opt, variant->len))
-				TH_LOG("setting the options: %s", strerror(errno));
-		connect_to(_metadata, fd, l);
+		fd = ipopts_connect(_metadata, variant, l, i, NULL);
 		len = sizeof(mss[i]);
 		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss[i], &len));
 		close(fd);
@@ -1786,22 +1805,14 @@ TEST_F(connect_ipopts, mss)
 TEST_F(connect_ipopts, child)
 {
 	struct sk_spec none = { .addr = variant->addr };
-	int l, fd, c, i, mss = MSS_SET, got[2];
+	int l, fd, c, i, got[2];
 	socklen_t len;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	for (i = 0; i < 2; i++) {
-		fd = socket(is_ipv6(variant->addr) ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)));
-		if (i)
-			ASSERT_EQ(0, setsockopt(fd, variant->level, variant->name,
-						variant->opt, variant->len));
-		connect_to(_metadata, fd, l);
-		c = accept(l, NULL, NULL);
-		ASSERT_LE(0, c);
+		fd = ipopts_connect(_metadata, variant, l, i, &c);
 		len = sizeof(got[i]);
 		ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_MAXSEG, &got[i], &len));
 		close(c);
