@@ -1079,7 +1079,7 @@ TEST_F(listen_after, listen)
  *
  * A listener is unconnected for the socket layer, yet not closed:
  * connect() on it is EISCONN (__inet_stream_connect()), and it goes on
- * listening.
+ * listening. So is connect() again on a connected socket.
  */
 FIXTURE(connect_listening) {};
 
@@ -1116,6 +1116,12 @@ TEST_F(connect_listening, connect)
 	EXPECT_EQ(EISCONN, err)
 		TH_LOG("connect() on a listener: %s, expected EISCONN", bl_errname(err));
 	close(connect_to(_metadata, -1, fd));
+	close(fd);
+	fd = connect_to(_metadata, -1, l);
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(EISCONN, err)
+		TH_LOG("connect() again on a connected socket: %s, expected EISCONN",
+		       bl_errname(err));
 	close(fd);
 	close(l);
 }
