@@ -1587,7 +1587,12 @@ TEST_F(close_linger, close)
  * length, which TCP_FASTOPEN reads back. net.ipv4.tcp_fastopen with the
  * server on (0x2) and 0x400 gives one to every listener, of its backlog,
  * at listen() (__inet_listen_sk()); neither bit alone does, nor does it
- * change the length a TCP_FASTOPEN set before.
+ * change the length a TCP_FASTOPEN set before. The client bit (0x1) is on
+ * too. syn_data: a Fast Open server, the sysctl's or the option's, gives
+ * the first MSG_FASTOPEN client a cookie, with which the second one's SYN
+ * carries its data, taken at once (TCPI_OPT_SYN_DATA); a listener that is
+ * none takes it after the handshake. For the sysctl's, listen() makes the
+ * namespace's cookie key (tcp_fastopen_init_key_once()).
  */
 #define TFO_BACKLOG	8
 FIXTURE(listen_tfo) {};
@@ -1599,11 +1604,11 @@ FIXTURE_VARIANT(listen_tfo)
 	int qlen;	/* TCP_FASTOPEN after */
 };
 
-FIXTURE_VARIANT_ADD(listen_tfo, server) { .sysctl = "2" };
-FIXTURE_VARIANT_ADD(listen_tfo, no_sockopt) { .sysctl = "1024" };
-FIXTURE_VARIANT_ADD(listen_tfo, server_no_sockopt) { .sysctl = "1026", .qlen = TFO_BACKLOG };
+FIXTURE_VARIANT_ADD(listen_tfo, server) { .sysctl = "3" };
+FIXTURE_VARIANT_ADD(listen_tfo, no_sockopt) { .sysctl = "1025" };
+FIXTURE_VARIANT_ADD(listen_tfo, server_no_sockopt) { .sysctl = "1027", .qlen = TFO_BACKLOG };
 FIXTURE_VARIANT_ADD(listen_tfo, server_no_sockopt_set)
-{ .sysctl = "1026", .set = 3, .qlen = 3 };
+{ .sysctl = "1027", .set = 3, .qlen = 3 };
 
 FIXTURE_SETUP(listen_tfo)
 {
@@ -1611,6 +1616,22 @@ FIXTURE_SETUP(listen_tfo)
 
 FIXTURE_TEARDOWN(listen_tfo)
 {
+}
+
+/* The listener of a listen_tfo row, on V4_LO port PORT. */
+static int tfo_listener(struct __test_metadata *_metadata,
+			const struct _fixture_variant_listen_tfo *variant)
+{
+	struct sk_spec sk = { .addr = V4_LO };
+	int fd;
+
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", variant->sysctl));
+	fd = sk_bound(_metadata, "the listener", &sk, PORT);
+	if (variant->set)
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &variant->set,
+					sizeof(variant->set)));
+	ASSERT_EQ(0, listen(fd, TFO_BACKLOG));
+	return fd;
 }
 
 TEST_F(listen_tfo, qlen)
@@ -1621,17 +1642,44 @@ TEST_F(listen_tfo, qlen)
 
 	if (!rows_ready(_metadata, &sk, 1))
 		return;
-	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", variant->sysctl));
-	fd = sk_bound(_metadata, "the listener", &sk, PORT);
-	if (variant->set)
-		ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &variant->set,
-					sizeof(variant->set)));
-	ASSERT_EQ(0, listen(fd, TFO_BACKLOG));
+	fd = tfo_listener(_metadata, variant);
 	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, &len));
 	EXPECT_EQ(variant->qlen, qlen)
 		TH_LOG("tcp_fastopen=%s, TCP_FASTOPEN %d before listen(): %d after",
 		       variant->sysctl, variant->set, qlen);
 	close(fd);
+}
+
+TEST_F(listen_tfo, syn_data)
+{
+	struct sk_spec sk = { .addr = V4_LO };
+	struct sockaddr_storage to;
+	struct tcp_info ti;
+	int l, fd, c, i;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	l = tfo_listener(_metadata, variant);
+	len = bl_sockaddr_parse(V4_LO, PORT, &to);
+	ASSERT_NE(0U, len);
+	for (i = 0; i < 2; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&to, len))
+			TH_LOG("sendto(MSG_FASTOPEN): %s", strerror(errno));
+		c = accept(l, NULL, NULL);
+		ASSERT_LE(0, c);
+		memset(&ti, 0, sizeof(ti));
+		len = sizeof(ti);
+		ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len));
+		close(c);
+		close(fd);
+	}
+	EXPECT_EQ(variant->qlen > 0, !!(ti.tcpi_options & TCPI_OPT_SYN_DATA))
+		TH_LOG("tcp_fastopen=%s: the second client's SYN data %s", variant->sysctl,
+		       ti.tcpi_options & TCPI_OPT_SYN_DATA ? "taken" : "not taken");
+	close(l);
 }
 
 /*
