@@ -4,9 +4,9 @@
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
  * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), the cookie one
- * keeps (tw_cookie), a namespace that ends with one (tw_exit), where a connection's sequence numbers
- * start (connect_isn), the sysctls' ranges (tw_sysctl), and a new
- * namespace's default, 2, as commit
+ * keeps (tw_cookie), a namespace that ends with one (tw_exit), where a
+ * connection's sequence numbers start (connect_isn), the sysctls' ranges
+ * (tw_sysctl), and a new namespace's default, 2, as commit
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
