@@ -924,8 +924,9 @@ TEST_F(bad_csum, syn)
 	/* From the address to itself, as loopback's route picks it. */
 	memcpy(buf, addr, alen);
 	memcpy(buf + alen, addr, alen);
-	buf[plen - 1] = IPPROTO_TCP;
-	buf[plen - (v6 ? 5 : 3)] = SYN_LEN;
+	/* IPv4: zero, protocol, 16-bit length; IPv6: 32-bit length, next header. */
+	buf[v6 ? 39 : 9] = IPPROTO_TCP;
+	buf[v6 ? 35 : 11] = SYN_LEN;
 	syn = buf + plen;
 	syn[0] = RAW_PORT >> 8;
 	syn[1] = RAW_PORT & 0xff;
