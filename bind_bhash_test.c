@@ -18,6 +18,8 @@
  *  connect_defer   TCP_FASTOPEN_CONNECT: connect() waits for the first data.
  *  listen_tfo      which listeners serve Fast Open without TCP_FASTOPEN.
  *  close_linger    how long close() waits with SO_LINGER, and without.
+ *  close_group     close() leaves the multicast group or anycast address
+ *                  its socket joined.
  *  connect_flowinfo an IPv6 connect() with a flow label of its own.
  *  connect_ipopts  IP options or IPv6 extension headers shrink the MSS.
  *  reuseport_share which SO_REUSEPORT listeners share a port's connections.
@@ -961,6 +963,9 @@ TEST_F(connect_tuple, open)
  * unconnected again, __inet_stream_connect()) once a listener is there,
  * and after EADDRNOTAVAIL, every port of the range taken (tcp_v4_connect()
  * and tcp_v6_connect() close it on their failure path), once one is free.
+ * Not after shutdown(): on a non-blocking connect() refused it finds the
+ * socket closed (ENOTCONN) but marks it disconnecting (inet_shutdown()),
+ * and connect() is EINVAL from then on, never EISCONN.
  */
 FIXTURE(connect_again) {};
 
@@ -968,12 +973,16 @@ FIXTURE_VARIANT(connect_again)
 {
 	const char *addr;
 	bool exhausted;		/* else refused */
+	bool shut;		/* shutdown() after the refusal */
+	int err;		/* of the second connect() */
 };
 
-FIXTURE_VARIANT_ADD(connect_again, v4_refused) { V4_LO, false };
-FIXTURE_VARIANT_ADD(connect_again, v6_refused) { V6_LO, false };
-FIXTURE_VARIANT_ADD(connect_again, v4_exhausted) { V4_LO, true };
-FIXTURE_VARIANT_ADD(connect_again, v6_exhausted) { V6_LO, true };
+FIXTURE_VARIANT_ADD(connect_again, v4_refused) { V4_LO, false, false, 0 };
+FIXTURE_VARIANT_ADD(connect_again, v6_refused) { V6_LO, false, false, 0 };
+FIXTURE_VARIANT_ADD(connect_again, v4_exhausted) { V4_LO, true, false, 0 };
+FIXTURE_VARIANT_ADD(connect_again, v6_exhausted) { V6_LO, true, false, 0 };
+FIXTURE_VARIANT_ADD(connect_again, v4_shut) { V4_LO, false, true, EINVAL };
+FIXTURE_VARIANT_ADD(connect_again, v6_shut) { V6_LO, false, true, EINVAL };
 
 FIXTURE_SETUP(connect_again)
 {
@@ -988,7 +997,8 @@ TEST_F(connect_again, connect)
 	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	struct sk_spec none = { .addr = variant->addr };
 	struct sockaddr_storage to;
-	socklen_t len;
+	struct pollfd pfd;
+	socklen_t len, elen = sizeof(int);
 	int l = -1, first = -1, fd, err;
 
 	if (!rows_ready(_metadata, &none, 1))
@@ -1001,12 +1011,24 @@ TEST_F(connect_again, connect)
 		l = listener(_metadata, variant->addr, PORT_PEER);
 		first = connect_to(_metadata, -1, l);
 	}
-	fd = socket(to.ss_family, SOCK_STREAM, 0);
+	fd = socket(to.ss_family, SOCK_STREAM | (variant->shut ? SOCK_NONBLOCK : 0), 0);
 	ASSERT_LE(0, fd);
 	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	if (variant->shut && err == EINPROGRESS) {
+		/* The reset comes back on loopback: wait for it, bounded. */
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		ASSERT_EQ(1, poll(&pfd, 1, 5000));
+		ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen));
+	}
 	ASSERT_EQ(variant->exhausted ? EADDRNOTAVAIL : ECONNREFUSED, err)
 		TH_LOG("first connect() to %s port %d: %s", variant->addr, PORT_PEER,
 		       bl_errname(err));
+	if (variant->shut) {
+		err = shutdown(fd, SHUT_RDWR) ? errno : 0;
+		EXPECT_EQ(ENOTCONN, err)
+			TH_LOG("shutdown() after the refusal: %s, expected ENOTCONN",
+			       bl_errname(err));
+	}
 	if (variant->exhausted) {
 		/* Reset, not closed: no TIME_WAIT keeps the port. */
 		ASSERT_EQ(0, setsockopt(first, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
@@ -1015,9 +1037,9 @@ TEST_F(connect_again, connect)
 		l = listener(_metadata, variant->addr, PORT_PEER);
 	}
 	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
-	EXPECT_EQ(0, err)
-		TH_LOG("connect() again on the socket whose connect() failed: %s, expected 0",
-		       bl_errname(err));
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() again on the socket whose connect() failed: %s, expected %s",
+		       bl_errname(err), bl_errname(variant->err));
 	close(fd);
 	close(l);
 }
@@ -1578,6 +1600,120 @@ TEST_F(close_linger, close)
 	}
 	close(c);
 	close(l);
+}
+
+/*
+ * ---- close_group: close() leaves what the socket joined on its link ----
+ *
+ * A TCP socket may join an IPv4 multicast group (MCAST_JOIN_GROUP; only
+ * IP_ADD_MEMBERSHIP refuses it) or an IPv6 anycast address on a link, and
+ * close() takes the link out again (inet_release(): ip_mc_drop_socket();
+ * inet6_release(): ipv6_sock_ac_close()). Another socket sees it: a
+ * datagram to the group comes back to a local UDP socket only while the
+ * link is a member; the anycast address has a route only while joined.
+ * A host joins only anycast addresses of a prefix it has: as a router
+ * (forwarding on lo, in this namespace) it takes any.
+ */
+#define GROUP_V4	"239.1.2.3"
+#define ANYCAST_V6	"2001:db8::1"
+FIXTURE(close_group) {};
+
+FIXTURE_VARIANT(close_group)
+{
+	const char *addr;	/* of the socket that joins */
+	bool anycast;		/* else multicast */
+};
+
+FIXTURE_VARIANT_ADD(close_group, v4_multicast) { .addr = V4_LO };
+FIXTURE_VARIANT_ADD(close_group, v6_anycast) { .addr = V6_LO, .anycast = true };
+
+FIXTURE_SETUP(close_group)
+{
+}
+
+FIXTURE_TEARDOWN(close_group)
+{
+}
+
+/* Routed (anycast) or delivered (multicast) on lo: the link's state. */
+static bool group_seen(struct __test_metadata *_metadata, bool anycast)
+{
+	struct ip_mreqn mif = { .imr_ifindex = (int)if_nametoindex("lo") };
+	struct sockaddr_storage to, uni;
+	socklen_t len, ulen;
+	int rx, tx, i, err;
+	bool seen = false;
+	char c = 0;
+
+	if (anycast) {
+		len = bl_sockaddr_parse(ANYCAST_V6, PORT_PEER, &to);
+		tx = socket(AF_INET6, SOCK_DGRAM, 0);
+		ASSERT_LE(0, tx);
+		err = connect(tx, (struct sockaddr *)&to, len) ? errno : 0;
+		close(tx);
+		ASSERT_TRUE(!err || err == ENETUNREACH)
+			TH_LOG("UDP connect() to %s: %s", ANYCAST_V6, bl_errname(err));
+		return !err;
+	}
+	/*
+	 * The group's datagram, then one to the receiver's own address:
+	 * loopback delivers them in order, so the second bounds the wait.
+	 */
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rx);
+	len = bl_sockaddr_parse("0.0.0.0", PORT_PEER, &to);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&to, len));
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, tx);
+	ASSERT_EQ(0, setsockopt(tx, IPPROTO_IP, IP_MULTICAST_IF, &mif, sizeof(mif)));
+	len = bl_sockaddr_parse(GROUP_V4, PORT_PEER, &to);
+	ulen = bl_sockaddr_parse(V4_LO, PORT_PEER, &uni);
+	ASSERT_EQ(1, sendto(tx, "g", 1, 0, (struct sockaddr *)&to, len));
+	ASSERT_EQ(1, sendto(tx, "u", 1, 0, (struct sockaddr *)&uni, ulen));
+	for (i = 0; i < 4 && c != 'u'; i++) {
+		struct pollfd pfd = { .fd = rx, .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&pfd, 1, 5000));
+		ASSERT_EQ(1, recv(rx, &c, 1, 0));
+		seen |= c == 'g';
+	}
+	ASSERT_EQ('u', c);
+	close(tx);
+	close(rx);
+	return seen;
+}
+
+TEST_F(close_group, close)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	int lo = (int)if_nametoindex("lo"), fd, err;
+	struct sockaddr_storage ss;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	fd = socket(variant->anycast ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	if (variant->anycast) {
+		struct ipv6_mreq mr = { .ipv6mr_interface = lo };
+
+		ASSERT_EQ(0, bl_sysctl_write("net/ipv6/conf/lo/forwarding", "1"));
+		ASSERT_EQ(1, inet_pton(AF_INET6, ANYCAST_V6, &mr.ipv6mr_multiaddr));
+		err = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_ANYCAST, &mr, sizeof(mr));
+	} else {
+		struct group_req gr = { .gr_interface = lo };
+
+		bl_sockaddr_parse(GROUP_V4, 0, &ss);
+		memcpy(&gr.gr_group, &ss, sizeof(ss));
+		err = setsockopt(fd, IPPROTO_IP, MCAST_JOIN_GROUP, &gr, sizeof(gr));
+	}
+	ASSERT_EQ(0, err) TH_LOG("TCP socket joins on lo: %s", strerror(errno));
+	ASSERT_TRUE(group_seen(_metadata, variant->anycast))
+		TH_LOG("%s not seen on lo with a socket joined", variant->anycast ?
+		       ANYCAST_V6 : GROUP_V4);
+	close(fd);
+	EXPECT_FALSE(group_seen(_metadata, variant->anycast))
+		TH_LOG("%s still seen on lo after the socket that joined closed",
+		       variant->anycast ? ANYCAST_V6 : GROUP_V4);
 }
 
 /*
