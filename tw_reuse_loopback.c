@@ -11,8 +11,9 @@
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
  * reset (reset_reply), a source-routed connection's peer (connect_srr);
- * and one of a raw socket's: a SYN with a wrong checksum gets no answer
- * (bad_csum).
+ * and two of a raw socket's: a SYN with a wrong checksum gets no answer
+ * (bad_csum), bytes past a hole wait unread and close() drops them
+ * (ooo_close).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -24,6 +25,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
@@ -905,41 +907,75 @@ static uint16_t inet_csum(const unsigned char *p, size_t n)
 	return ~sum & 0xffff;
 }
 
-TEST_F(bad_csum, syn)
-{
-	bool v6 = strchr(variant->addr, ':');
-	/* The pseudo-header, at most IPv6's (RFC 8200, 8.1), then the SYN. */
-	unsigned char buf[40 + SYN_LEN] = { 0 }, *syn;
-	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12;
-	struct sockaddr_storage ss;
-	const void *addr;
-	uint16_t sum;
-	socklen_t len;
-	int l, n;
+struct raw_seg {
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;
+	const char *data;
+	size_t dlen;		/* even: inet_csum() sums whole words */
+};
 
-	len = bl_sockaddr_parse(variant->addr, 0, &ss);
-	ASSERT_NE(0U, len);
-	addr = v6 ? (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
-		    (void *)&((struct sockaddr_in *)&ss)->sin_addr;
+/*
+ * Segment s from ss's address to itself, checksummed, into buf after its
+ * pseudo-header, at most IPv6's (RFC 8200, 8.1): buf holds 40 bytes more
+ * than the segment. Returns where the segment starts.
+ */
+static unsigned char *raw_seg_build(unsigned char *buf, const struct sockaddr_storage *ss,
+				    const struct raw_seg *s)
+{
+	bool v6 = ss->ss_family == AF_INET6;
+	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12, len = TCP_HLEN + s->dlen;
+	const void *addr = v6 ? (void *)&((struct sockaddr_in6 *)ss)->sin6_addr :
+				(void *)&((struct sockaddr_in *)ss)->sin_addr;
+	unsigned char *seg = buf + plen;
+	uint16_t sum;
+
+	memset(buf, 0, plen + TCP_HLEN);
 	/* From the address to itself, as loopback's route picks it. */
 	memcpy(buf, addr, alen);
 	memcpy(buf + alen, addr, alen);
 	/* IPv4: zero, protocol, 16-bit length; IPv6: 32-bit length, next header. */
 	buf[v6 ? 39 : 9] = IPPROTO_TCP;
-	buf[v6 ? 35 : 11] = SYN_LEN;
-	syn = buf + plen;
-	syn[0] = RAW_PORT >> 8;
-	syn[1] = RAW_PORT & 0xff;
-	syn[2] = SERVER_PORT >> 8;
-	syn[3] = SERVER_PORT & 0xff;
-	syn[7] = 1;			/* the sequence number */
-	syn[12] = TCP_HLEN / 4 << 4;
-	syn[13] = TH_SYN;
-	syn[14] = syn[15] = 0xff;	/* the window */
+	buf[v6 ? 34 : 10] = len >> 8;
+	buf[v6 ? 35 : 11] = len & 0xff;
+	seg[0] = s->sport >> 8;
+	seg[1] = s->sport & 0xff;
+	seg[2] = s->dport >> 8;
+	seg[3] = s->dport & 0xff;
+	seg[4] = s->seq >> 24;
+	seg[5] = s->seq >> 16;
+	seg[6] = s->seq >> 8;
+	seg[7] = s->seq;
+	seg[8] = s->ack >> 24;
+	seg[9] = s->ack >> 16;
+	seg[10] = s->ack >> 8;
+	seg[11] = s->ack;
+	seg[12] = TCP_HLEN / 4 << 4;
+	seg[13] = s->flags;
+	seg[14] = seg[15] = 0xff;	/* the window */
+	memcpy(seg + TCP_HLEN, s->data, s->dlen);
+	sum = inet_csum(buf, plen + len);
+	seg[16] = sum >> 8;
+	seg[17] = sum & 0xff;
+	return seg;
+}
+
+TEST_F(bad_csum, syn)
+{
+	static const char data[SYN_LEN - TCP_HLEN];
+	struct raw_seg s = { .sport = RAW_PORT, .dport = SERVER_PORT, .seq = 1,
+			     .flags = TH_SYN, .data = data, .dlen = sizeof(data) };
+	bool v6 = strchr(variant->addr, ':');
+	unsigned char buf[40 + SYN_LEN], *syn;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int l, n;
+
+	len = bl_sockaddr_parse(variant->addr, 0, &ss);
+	ASSERT_NE(0U, len);
+	syn = raw_seg_build(buf, &ss, &s);
 	/* Off by 0x00ff: never the sum's other form of zero. */
-	sum = inet_csum(buf, plen + SYN_LEN) ^ 0x00ff;
-	syn[16] = sum >> 8;
-	syn[17] = sum & 0xff;
+	syn[17] ^= 0xff;
 
 	l = bl_tcp_listen(variant->addr, SERVER_PORT);
 	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
@@ -948,6 +984,115 @@ TEST_F(bad_csum, syn)
 	n = count_segments(self->raw, v6, RAW_PORT, SERVER_PORT, 0);
 	EXPECT_EQ(1, n) TH_LOG("%d segments between ports %d and %d, expected the SYN alone%s",
 			       n, RAW_PORT, SERVER_PORT, n >= RST_MAX ? " and more" : "");
+	close(l);
+}
+
+/*
+ * ---- ooo_close: bytes past a hole wait, and close() drops them ----
+ *
+ * A segment that starts past the next byte expected waits out of order
+ * (tcp_data_queue_ofo()): the reader sees only the bytes before the hole,
+ * and all of them in order once the hole is filled (filled). close() with
+ * bytes unread resets the peer (__tcp_close()) and frees what waits
+ * with the socket (held; tcp_v4_destroy_sock(): a socket freed with its
+ * buffers still charged trips inet_sock_destruct()'s warnings). A raw
+ * socket writes that segment in the peer's name, its sequence numbers
+ * read under TCP_REPAIR; no timestamps, which it would have to carry.
+ */
+#define HOLE		100	/* bytes */
+#define OOO_LEN		64
+
+FIXTURE(ooo_close)
+{
+	int raw;
+};
+
+FIXTURE_VARIANT(ooo_close)
+{
+	const char *addr;
+	bool filled;	/* the hole, before close() */
+};
+
+FIXTURE_VARIANT_ADD(ooo_close, v4_held) { "127.0.0.1", false };
+FIXTURE_VARIANT_ADD(ooo_close, v6_held) { "::1", false };
+FIXTURE_VARIANT_ADD(ooo_close, v4_filled) { "127.0.0.1", true };
+FIXTURE_VARIANT_ADD(ooo_close, v6_filled) { "::1", true };
+
+FIXTURE_SETUP(ooo_close)
+{
+	self->raw = raw_tcp_open(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(ooo_close)
+{
+	if (self->raw >= 0)
+		close(self->raw);
+}
+
+TEST_F(ooo_close, close)
+{
+	static const char ooo[OOO_LEN] = "past the hole";
+	char hole[HOLE] = { 0 }, got[1 + HOLE + OOO_LEN];
+	struct raw_seg s = { .dport = SERVER_PORT, .flags = TH_ACK | TH_PUSH,
+			     .data = ooo, .dlen = OOO_LEN };
+	unsigned char buf[40 + TCP_HLEN + OOO_LEN], *seg;
+	struct pollfd pfd = { .events = POLLIN };
+	struct sockaddr_storage ss;
+	int l, a, b, n, err;
+	size_t have = 0;
+	socklen_t len;
+	ssize_t r;
+
+	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TIMESTAMPS, 0));
+	len = bl_sockaddr_parse(variant->addr, 0, &ss);
+	ASSERT_NE(0U, len);
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	a = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, connect_server(a, variant->addr));
+	b = accept(l, NULL, NULL);
+	ASSERT_LE(0, b);
+	/* One byte in order, unread. */
+	ASSERT_EQ(1, send(a, "x", 1, 0));
+	pfd.fd = b;
+	ASSERT_EQ(1, poll(&pfd, 1, FIN_MS));
+	s.sport = bl_sock_port(a);
+	err = sent_seq(a, false, &s.seq);
+	if (err == -EPERM)
+		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+	ASSERT_EQ(0, err) TH_LOG("A's sequence number: %s", bl_errname(err));
+	ASSERT_EQ(0, sent_seq(b, false, &s.ack));
+	s.seq += HOLE;
+	seg = raw_seg_build(buf, &ss, &s);
+	ASSERT_EQ(TCP_HLEN + OOO_LEN,
+		  sendto(self->raw, seg, TCP_HLEN + OOO_LEN, 0, (struct sockaddr *)&ss, len))
+		TH_LOG("sendto() on the raw socket: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(b, FIONREAD, &n));
+	EXPECT_EQ(1, n) TH_LOG("%d bytes readable with a hole after the first, expected 1", n);
+	if (variant->filled) {
+		ASSERT_EQ(HOLE, send(a, hole, HOLE, 0));
+		while (have < sizeof(got) && poll(&pfd, 1, FIN_MS) == 1) {
+			r = recv(b, got + have, sizeof(got) - have, 0);
+			if (r <= 0)
+				break;
+			have += r;
+		}
+		EXPECT_EQ(sizeof(got), have)
+			TH_LOG("%zu of %zu bytes read once the hole was filled", have,
+			       sizeof(got));
+		EXPECT_EQ(0, memcmp(got + 1 + HOLE, ooo, OOO_LEN))
+			TH_LOG("the bytes past the hole are not those the segment carried");
+		reset_close(b);
+	} else {
+		close(b);
+		pfd.fd = a;
+		ASSERT_EQ(1, poll(&pfd, 1, FIN_MS));
+		r = recv(a, got, sizeof(got), 0);
+		EXPECT_EQ(ECONNRESET, r < 0 ? errno : 0)
+			TH_LOG("A's recv() after B closed with a byte unread: %zd", r);
+	}
+	reset_close(a);
 	close(l);
 }
 
