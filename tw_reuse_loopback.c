@@ -4,7 +4,8 @@
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
  * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), the cookie one
- * keeps (tw_cookie), a namespace that ends with one (tw_exit), where a
+ * keeps (tw_cookie), a namespace that ends with one (tw_exit), how long
+ * one that waited in FIN_WAIT2 lasts (tw_fin_wait2), where a
  * connection's sequence numbers start (connect_isn), the sysctls' ranges
  * (tw_sysctl), and a new namespace's default, 2, as commit
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
@@ -1162,6 +1163,85 @@ TEST_F(connect_srr, peer)
 		       variant->hop, bl_sockaddr_str(&peer, buf, sizeof(buf)));
 	ASSERT_EQ(0, repair(fd, TCP_REPAIR_OFF_NO_WP));
 	reset_close(fd);
+}
+
+/*
+ * ---- tw_fin_wait2: the peer's FIN makes a FIN_WAIT2 a whole TIME_WAIT ----
+ *
+ * A socket closed in FIN_WAIT2 waits for the peer's FIN as a TIME_WAIT
+ * socket, for tcp_fin_timeout (tcp_close(); 1 s here), holding its port.
+ * Without the FIN it is gone when that time ends, and the port is free
+ * (peer_silent). The FIN makes it a TIME_WAIT proper, for 60 s from then
+ * (tcp_timewait_state_process() reschedules its timer): the port stays
+ * taken past the first timeout (peer_fin).
+ */
+#define FIN2_TIMEOUT	"1"	/* s, net.ipv4.tcp_fin_timeout */
+#define FIN2_PAST_MS	2000	/* past it, whatever the timer's slack */
+
+FIXTURE(tw_fin_wait2) {};
+
+FIXTURE_VARIANT(tw_fin_wait2)
+{
+	const char *addr;
+	bool peer_fin;
+	int err;	/* bind() to the port FIN2_PAST_MS on */
+};
+
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_fin) { "127.0.0.1", true, EADDRINUSE };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v6_peer_fin) { "::1", true, EADDRINUSE };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_silent) { "127.0.0.1", false, 0 };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v6_peer_silent) { "::1", false, 0 };
+
+FIXTURE_SETUP(tw_fin_wait2)
+{
+	struct bl_why why = { "" };
+
+	BL_ENTER_NETNS(return);
+	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
+		SKIP(return, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fin_timeout", FIN2_TIMEOUT));
+}
+
+FIXTURE_TEARDOWN(tw_fin_wait2)
+{
+}
+
+TEST_F(tw_fin_wait2, bind)
+{
+	int l, a, b, fd, err, ms;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	a = bound_socket(variant->addr, false, &err);
+	ASSERT_EQ(0, err) TH_LOG("bind to port %d: %s", CLIENT_PORT, bl_errname(err));
+	ASSERT_EQ(0, connect_server(a, variant->addr));
+	b = accept(l, NULL, NULL);
+	ASSERT_LE(0, b);
+	close(a);
+	/* Taken by the FIN_WAIT2, however it ends. */
+	fd = bound_socket(variant->addr, false, &err);
+	close(fd);
+	ASSERT_EQ(-EADDRINUSE, err) TH_LOG("bind() beside the FIN_WAIT2: %s", bl_errname(err));
+	if (variant->peer_fin) {
+		close(b);
+		usleep(FIN2_PAST_MS * 1000);
+	}
+	/* Silent: a free port ends the wait, due any time after 1 s. */
+	for (ms = 0; ; ms += 100) {
+		fd = bound_socket(variant->addr, false, &err);
+		close(fd);
+		if (!err || variant->peer_fin || ms >= FIN2_PAST_MS)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_EQ(-variant->err, err)
+		TH_LOG("bind() to port %d %d ms after close(), the peer's FIN %s: %s, expected %s",
+		       CLIENT_PORT, FIN2_PAST_MS, variant->peer_fin ? "taken" : "never sent",
+		       bl_errname(err), bl_errname(variant->err));
+	if (!variant->peer_fin)
+		close(b);
+	close(l);
 }
 
 /* ---- the sysctls' ranges: a refused write leaves the value alone ---- */
