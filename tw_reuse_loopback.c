@@ -12,9 +12,10 @@
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
  * reset (reset_reply), a source-routed connection's peer (connect_srr);
- * and two of a raw socket's: a SYN with a wrong checksum gets no answer
+ * and three of a raw socket's: a SYN with a wrong checksum gets no answer
  * (bad_csum), bytes past a hole wait unread and close() drops them
- * (ooo_close).
+ * (ooo_close), accepted connections number their packets apart
+ * (child_ipid).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -1094,6 +1095,90 @@ TEST_F(ooo_close, close)
 			TH_LOG("A's recv() after B closed with a byte unread: %zd", r);
 	}
 	reset_close(a);
+	close(l);
+}
+
+/*
+ * ---- child_ipid: children number their IPv4 packets apart ----
+ *
+ * Each connection numbers its IPv4 packets (the ID field) from a random
+ * start of its own, a connection a listener accepted too
+ * (tcp_v4_syn_recv_sock()), so that no one counts another's packets by
+ * their IDs (RFC 7739). The first data segment of each of CHILDREN
+ * accepted ones, as the raw socket sees it: not all of one ID. All are
+ * alike by chance once in 2^32 runs.
+ */
+#define CHILDREN	3
+
+FIXTURE(child_ipid)
+{
+	int raw;
+};
+
+FIXTURE_VARIANT(child_ipid)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(child_ipid, v4) { "127.0.0.1" };
+
+FIXTURE_SETUP(child_ipid)
+{
+	self->raw = raw_tcp_open(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(child_ipid)
+{
+	if (self->raw >= 0)
+		close(self->raw);
+}
+
+/* The IP ID of the first IPv4 segment with data from port a to b; -1: none. */
+static int data_ip_id(int raw, uint16_t a, uint16_t b)
+{
+	struct pollfd pfd = { .fd = raw, .events = POLLIN };
+	unsigned char seg[128];
+	int i, off;
+	ssize_t len;
+
+	for (i = 0; i < RAW_MAX; i++) {
+		if (poll(&pfd, 1, RST_WAIT_MS) <= 0)
+			break;
+		len = recv(raw, seg, sizeof(seg), 0);
+		off = (seg[0] & 0xf) * 4;
+		if (len < off + TCP_HLEN || (seg[off] << 8 | seg[off + 1]) != a ||
+		    (seg[off + 2] << 8 | seg[off + 3]) != b)
+			continue;
+		if ((seg[2] << 8 | seg[3]) > off + (seg[off + 12] >> 4) * 4)
+			return seg[4] << 8 | seg[5];
+	}
+	return -1;
+}
+
+TEST_F(child_ipid, first)
+{
+	int l, c[CHILDREN], k[CHILDREN], id[CHILDREN], i, alike = 1;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	for (i = 0; i < CHILDREN; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, connect_server(c[i], variant->addr));
+		k[i] = accept(l, NULL, NULL);
+		ASSERT_LE(0, k[i]);
+		ASSERT_EQ(1, send(k[i], "x", 1, 0));
+		id[i] = data_ip_id(self->raw, SERVER_PORT, bl_sock_port(c[i]));
+		ASSERT_LE(0, id[i]) TH_LOG("the raw socket saw no data from child %d", i);
+		alike += i && id[i] == id[0];
+	}
+	EXPECT_GT(CHILDREN, alike)
+		TH_LOG("%d children of one listener start their IP IDs at %d alike",
+		       CHILDREN, id[0]);
+	for (i = 0; i < CHILDREN; i++) {
+		reset_close(k[i]);
+		reset_close(c[i]);
+	}
 	close(l);
 }
 
