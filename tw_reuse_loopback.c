@@ -1304,6 +1304,11 @@ TEST_F(tw_fin_wait2, bind)
 	b = accept(l, NULL, NULL);
 	ASSERT_LE(0, b);
 	close(a);
+	/*
+	 * The peer acks the FIN late (delayed, in pingpong mode): its FIN
+	 * must find a FIN_WAIT2, not a FIN_WAIT1 it would ack at once.
+	 */
+	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, CLIENT_PORT, 1, FIN_MS));
 	/* Taken by the FIN_WAIT2, however it ends. */
 	fd = bound_socket(variant->addr, false, &err);
 	close(fd);
