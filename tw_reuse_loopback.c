@@ -12,10 +12,11 @@
  * only optimization") made it. Two rules of TCP_REPAIR's instant
  * connections live here too, beside its helpers: no reset answers a
  * reset (reset_reply), a source-routed connection's peer (connect_srr);
- * and three of a raw socket's: a SYN with a wrong checksum gets no answer
+ * and four of a raw socket's: a SYN with a wrong checksum gets no answer
  * (bad_csum), bytes past a hole wait unread and close() drops them
- * (ooo_close), accepted connections number their packets apart
- * (child_ipid).
+ * (ooo_close), a Fast Open client shown a FIN past a hole turns Fast
+ * Open off (tfo_blackhole), accepted connections number their packets
+ * apart (child_ipid).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -1095,6 +1096,105 @@ TEST_F(ooo_close, close)
 			TH_LOG("A's recv() after B closed with a byte unread: %zd", r);
 	}
 	reset_close(a);
+	close(l);
+}
+
+/*
+ * ---- tfo_blackhole: a Fast Open client that got only a FIN past a hole ----
+ *
+ * A Fast Open client whose connection brought it no data, only a FIN past
+ * a hole, blames a middlebox that drops Fast Open when it is freed
+ * (tcp_v4_destroy_sock(), tcp_fastopen_active_disable_ofo_check()): with
+ * net.ipv4.tcp_fastopen_blackhole_timeout_sec set, the namespace's next
+ * client sends its SYN without data, though it has a cookie
+ * (fin_past_hole). Without that FIN, the SYN carries the data (none). The
+ * raw socket writes the FIN in the server's name; the first client closes
+ * without a reset, which would check at once (tcp_disconnect()).
+ */
+FIXTURE(tfo_blackhole)
+{
+	int raw;
+};
+
+FIXTURE_VARIANT(tfo_blackhole)
+{
+	const char *addr;
+	bool fin;
+};
+
+FIXTURE_VARIANT_ADD(tfo_blackhole, v4_none) { "127.0.0.1", false };
+FIXTURE_VARIANT_ADD(tfo_blackhole, v4_fin_past_hole) { "127.0.0.1", true };
+
+FIXTURE_SETUP(tfo_blackhole)
+{
+	self->raw = raw_tcp_open(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(tfo_blackhole)
+{
+	if (self->raw >= 0)
+		close(self->raw);
+}
+
+/* A Fast Open client's first segment to ss, and the server's child. */
+static int tfo_client(struct __test_metadata *_metadata, int l,
+		      const struct sockaddr_storage *ss, socklen_t len, int *child)
+{
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)ss, len))
+		TH_LOG("sendto(MSG_FASTOPEN): %s", strerror(errno));
+	*child = accept(l, NULL, NULL);
+	ASSERT_LE(0, *child);
+	return fd;
+}
+
+TEST_F(tfo_blackhole, syn_data)
+{
+	struct raw_seg s = { .sport = SERVER_PORT, .flags = TH_FIN | TH_ACK };
+	unsigned char buf[40 + TCP_HLEN], *seg;
+	struct sockaddr_storage ss, raw_to;
+	socklen_t len, tlen = sizeof(struct tcp_info);
+	int l, c, k, qlen = 8, err;
+	struct tcp_info ti = { 0 };
+
+	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TIMESTAMPS, 0));
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen", "3"));
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen_blackhole_timeout_sec", "3600"));
+	len = bl_sockaddr_parse(variant->addr, SERVER_PORT, &ss);
+	ASSERT_NE(0U, len);
+	bl_sockaddr_parse(variant->addr, 0, &raw_to);
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)));
+	/* The first client asks for a cookie, and gets no data back. */
+	c = tfo_client(_metadata, l, &ss, len, &k);
+	s.dport = bl_sock_port(c);
+	if (variant->fin) {
+		err = sent_seq(k, false, &s.seq);
+		if (err == -EPERM)
+			SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
+		ASSERT_EQ(0, err) TH_LOG("the server's sequence number: %s", bl_errname(err));
+		ASSERT_EQ(0, sent_seq(c, false, &s.ack));
+		s.seq += HOLE;
+		seg = raw_seg_build(buf, &ss, &s);
+		ASSERT_EQ(TCP_HLEN, sendto(self->raw, seg, TCP_HLEN, 0,
+					   (struct sockaddr *)&raw_to, len))
+			TH_LOG("sendto() on the raw socket: %s", strerror(errno));
+	}
+	close(c);
+	/* Freed once its FIN is acked, late: the server acks in pingpong mode. */
+	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, s.dport, 1, FIN_MS));
+	reset_close(k);
+	c = tfo_client(_metadata, l, &ss, len, &k);
+	ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &tlen));
+	EXPECT_EQ(!variant->fin, !!(ti.tcpi_options & TCPI_OPT_SYN_DATA))
+		TH_LOG("the second client's SYN %s its data, %s", ti.tcpi_options &
+		       TCPI_OPT_SYN_DATA ? "carried" : "did not carry",
+		       variant->fin ? "after a FIN past a hole" : "the first one clean");
+	reset_close(k);
+	reset_close(c);
 	close(l);
 }
 
