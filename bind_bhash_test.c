@@ -11,6 +11,7 @@
  *                  accepted: each child counts.
  *  child_route     a connection's child that cannot be routed is freed;
  *                  one bound to its link still resets on it.
+ *  netns_exit      a namespace whose connections closed goes away.
  *  child_syn       the SYN a listener saved goes to the accepted socket.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
  *  connect_again   a connect() once more after one that failed.
@@ -745,6 +746,75 @@ TEST_F(child_route, reset)
 	close(p.fd);
 	close(l);
 	close(ns);
+	close(home);
+}
+
+/*
+ * ---- netns_exit: a namespace whose connections closed goes away ----
+ *
+ * A socket holds its namespace; once the last one is freed and no process
+ * is left in it, the namespace goes, and its end of a veth pair with it,
+ * taking the other end, here (cleanup_net()). A connection from a second
+ * namespace over the pair passes data both ways (each segment that
+ * arrives holds its socket for a while, tcp_v4_early_demux()), both ends
+ * are reset, the second namespace's last file closes: the pair is gone
+ * within NETNS_EXIT_MS. A socket never freed keeps it.
+ */
+#define NETNS_EXIT_MS	10000
+
+FIXTURE(netns_exit) {};
+
+FIXTURE_VARIANT(netns_exit)
+{
+	const char *server, *client;
+};
+
+FIXTURE_VARIANT_ADD(netns_exit, v4) { "10.99.0.1/24", "10.99.0.2/24" };
+FIXTURE_VARIANT_ADD(netns_exit, v6) { "fd99::1/64", "fd99::2/64" };
+
+FIXTURE_SETUP(netns_exit)
+{
+}
+
+FIXTURE_TEARDOWN(netns_exit)
+{
+}
+
+TEST_F(netns_exit, veth)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr_storage srv;
+	int l, ns, home, fd, c, one = 1, ms;
+	char buf[4];
+
+	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
+		return;
+	l = route_listener(_metadata, variant->server, SOL_SOCKET, SO_REUSEADDR,
+			   &one, sizeof(one), &srv);
+	ASSERT_EQ(0, bl_netns_switch(ns));
+	fd = socket(srv.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bl_tcp_connect(fd, &srv, 5000))
+		TH_LOG("connect to %s: %s", variant->server, strerror(errno));
+	ASSERT_EQ(0, bl_netns_switch(home));
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(4, send(fd, "ping", 4, 0));
+	ASSERT_EQ(4, recv(c, buf, 4, MSG_WAITALL));
+	ASSERT_EQ(4, send(c, "pong", 4, 0));
+	ASSERT_EQ(4, recv(fd, buf, 4, MSG_WAITALL));
+	/* Reset: no FIN_WAIT or TIME_WAIT outlives the test. */
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
+	close(fd);
+	close(c);
+	close(l);
+	close(ns);
+	for (ms = 0; ms < NETNS_EXIT_MS && if_nametoindex(ROUTE_LINK); ms += 10)
+		usleep(10 * 1000);
+	EXPECT_EQ(0U, if_nametoindex(ROUTE_LINK))
+		TH_LOG("%s still here %d ms after the last socket of its peer's namespace closed",
+		       ROUTE_LINK, ms);
 	close(home);
 }
 
