@@ -559,6 +559,9 @@ TEST_F(bind_children, bind)
  * clients sit in a namespace of their own behind a veth pair, so that a
  * prohibit route takes the way back to them while their data still
  * arrives. IPv6 routes before it makes the child: the row holds there too.
+ * gateway: a child whose way back goes through a gateway is made, and
+ * accepted; only a strict source route in the SYN forbids one
+ * (inet_csk_route_child_sock()).
  */
 #define ROUTE_CLIENTS	8
 #define ROUTE_LINK	"bl_route"
@@ -569,10 +572,13 @@ FIXTURE(child_route) {};
 FIXTURE_VARIANT(child_route)
 {
 	const char *server, *client, *gone;	/* addresses; the route taken */
+	const char *far;	/* the client's, off the link */
 };
 
-FIXTURE_VARIANT_ADD(child_route, v4) { "10.99.0.1/24", "10.99.0.2/24", "10.99.0.2/32" };
-FIXTURE_VARIANT_ADD(child_route, v6) { "fd99::1/64", "fd99::2/64", "fd99::2/128" };
+FIXTURE_VARIANT_ADD(child_route, v4)
+{ "10.99.0.1/24", "10.99.0.2/24", "10.99.0.2/32", "10.98.0.2/32" };
+FIXTURE_VARIANT_ADD(child_route, v6)
+{ "fd99::1/64", "fd99::2/64", "fd99::2/128", "fd98::2/128" };
 
 FIXTURE_SETUP(child_route)
 {
@@ -656,6 +662,41 @@ static int route_listener(struct __test_metadata *_metadata, const char *server,
 	return l;
 }
 
+TEST_F(child_route, gateway)
+{
+	char gw[INET6_ADDRSTRLEN + 1], host[INET6_ADDRSTRLEN + 1];
+	struct sockaddr_storage srv, far;
+	int l, ns, home, fd, one = 1;
+	struct pollfd pfd;
+	socklen_t flen;
+
+	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
+		return;
+	l = route_listener(_metadata, variant->server, SOL_SOCKET, SO_REUSEADDR,
+			   &one, sizeof(one), &srv);
+	pfd = (struct pollfd){ .fd = l, .events = POLLIN };
+	snprintf(gw, sizeof(gw), "%.*s", (int)strcspn(variant->client, "/"), variant->client);
+	ASSERT_EQ(0, bl_route_add(variant->far, gw));
+	ASSERT_EQ(0, bl_netns_switch(ns));
+	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, variant->far));
+	snprintf(host, sizeof(host), "%.*s", (int)strcspn(variant->far, "/"), variant->far);
+	flen = bl_sockaddr_parse(host, 0, &far);
+	ASSERT_NE(0U, flen);
+	fd = socket(srv.ss_family, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&far, flen))
+		TH_LOG("bind %s: %s", variant->far, strerror(errno));
+	ASSERT_EQ(0, bl_tcp_connect(fd, &srv, 5000))
+		TH_LOG("connect from %s: %s", variant->far, strerror(errno));
+	ASSERT_EQ(0, bl_netns_switch(home));
+	EXPECT_EQ(1, poll(&pfd, 1, 2000))
+		TH_LOG("no connection to accept from %s, routed back via %s", variant->far, gw);
+	close(fd);
+	close(l);
+	close(ns);
+	close(home);
+}
+
 TEST_F(child_route, freed)
 {
 	struct sockaddr_storage srv;
@@ -676,7 +717,7 @@ TEST_F(child_route, freed)
 	}
 	ASSERT_EQ(0, bl_netns_switch(home));
 
-	ASSERT_EQ(0, bl_route_prohibit(variant->gone));
+	ASSERT_EQ(0, bl_route_add(variant->gone, NULL));
 	used = bl_sockstat("sockets", "used");
 	ASSERT_LT(0, used);
 	for (i = 0; i < ROUTE_CLIENTS; i++)
@@ -732,7 +773,7 @@ TEST_F(child_route, reset)
 	ASSERT_EQ(0, bl_netns_switch(home));
 	c = accept(l, NULL, NULL);
 	ASSERT_LE(0, c);
-	ASSERT_EQ(0, bl_route_prohibit(variant->gone));
+	ASSERT_EQ(0, bl_route_add(variant->gone, NULL));
 	close(c);
 	ASSERT_EQ(1, poll(&p, 1, 5000)) TH_LOG("no FIN from the closed child");
 	ASSERT_EQ(0, recv(p.fd, buf, sizeof(buf), 0));

@@ -96,8 +96,11 @@ bool bl_link_is_up(const char *ifname);
 /* "addr/plen" on ifname; IPv6 addresses get IFA_F_NODAD. */
 int bl_addr_add(const char *ifname, const char *cidr);
 int bl_addr_del(const char *ifname, const char *cidr);
-/* A prohibit route to "addr/plen" in the main table: its sends fail. */
-int bl_route_prohibit(const char *cidr);
+/*
+ * A route to "addr/plen" in the main table: via a gateway, or with via
+ * NULL a prohibit route, whose sends fail.
+ */
+int bl_route_add(const char *cidr, const char *via);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);

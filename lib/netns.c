@@ -164,16 +164,17 @@ int bl_addr_del(const char *ifname, const char *cidr)
 	return addr_change(ifname, cidr, RTM_DELADDR);
 }
 
-int bl_route_prohibit(const char *cidr)
+int bl_route_add(const char *cidr, const char *via)
 {
-	unsigned char addr[sizeof(struct in6_addr)];
+	unsigned char addr[sizeof(struct in6_addr)], gw[sizeof(struct in6_addr)];
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	int family;
 	long plen;
 
-	if (parse_cidr(cidr, &family, addr, &plen))
+	if (parse_cidr(cidr, &family, addr, &plen) ||
+	    (via && inet_pton(family, via, gw) != 1))
 		return -EINVAL;
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_NEWROUTE;
@@ -184,8 +185,10 @@ int bl_route_prohibit(const char *cidr)
 	rtm->rtm_table = RT_TABLE_MAIN;
 	rtm->rtm_protocol = RTPROT_STATIC;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
-	rtm->rtm_type = RTN_PROHIBIT;
+	rtm->rtm_type = via ? RTN_UNICAST : RTN_PROHIBIT;
 	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
+	if (via)
+		mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, gw);
 	return rtnl_talk(nlh);
 }
 
