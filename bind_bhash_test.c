@@ -797,9 +797,11 @@ TEST_F(child_route, reset)
  * is left in it, the namespace goes, and its end of a veth pair with it,
  * taking the other end, here (cleanup_net()). A connection from a second
  * namespace over the pair passes data both ways (each segment that
- * arrives holds its socket for a while, tcp_v4_early_demux()), both ends
- * are reset, the second namespace's last file closes: the pair is gone
- * within NETNS_EXIT_MS. A socket never freed keeps it.
+ * arrives holds its socket for a while, tcp_v4_early_demux()), sock_diag
+ * finds it there by its ports with its cookie (as ss does: each socket
+ * dumped is held for a while too), both ends are reset, the second
+ * namespace's last file closes: the pair is gone within NETNS_EXIT_MS. A
+ * socket never freed keeps it.
  */
 #define NETNS_EXIT_MS	10000
 
@@ -824,8 +826,12 @@ FIXTURE_TEARDOWN(netns_exit)
 TEST_F(netns_exit, veth)
 {
 	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	socklen_t clen = sizeof(uint64_t);
 	struct sockaddr_storage srv;
 	int l, ns, home, fd, c, one = 1, ms;
+	uint64_t cookie = 0;
+	bool found;
+	int64_t diag;
 	char buf[4];
 
 	if (!route_pair(_metadata, variant->server, variant->client, &ns, &home))
@@ -837,13 +843,22 @@ TEST_F(netns_exit, veth)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, bl_tcp_connect(fd, &srv, 5000))
 		TH_LOG("connect to %s: %s", variant->server, strerror(errno));
-	ASSERT_EQ(0, bl_netns_switch(home));
 	c = accept(l, NULL, NULL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(4, send(fd, "ping", 4, 0));
 	ASSERT_EQ(4, recv(c, buf, 4, MSG_WAITALL));
 	ASSERT_EQ(4, send(c, "pong", 4, 0));
 	ASSERT_EQ(4, recv(fd, buf, 4, MSG_WAITALL));
+	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &clen));
+	diag = bl_tcp_diag_cookie(srv.ss_family, ~0U, bl_sock_port(fd),
+				  bl_sockaddr_port(&srv), &found);
+	ASSERT_EQ(0, bl_netns_switch(home));
+	if (diag == -EPROTONOSUPPORT || diag == -ENOENT)
+		SKIP(return, "sock_diag for TCP: %s", strerror((int)-diag));
+	ASSERT_LE(0, diag) TH_LOG("sock_diag: %s", strerror((int)-diag));
+	EXPECT_TRUE(found && (uint64_t)diag == cookie)
+		TH_LOG("sock_diag: the connection %sfound, cookie %lld, its own %llu",
+		       found ? "" : "not ", (long long)diag, (unsigned long long)cookie);
 	/* Reset: no FIN_WAIT or TIME_WAIT outlives the test. */
 	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset)));

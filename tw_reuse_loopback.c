@@ -30,9 +30,6 @@
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/sock_diag.h>
 
 #include "ksft_bindlab.h"
 
@@ -586,62 +583,6 @@ FIXTURE_TEARDOWN(tw_cookie)
 {
 }
 
-/*
- * The cookie sock_diag gives the TIME_WAIT socket of family from local
- * port sport to dport: 0 and *found false when there is none, -errno on
- * a netlink error.
- */
-static int64_t tw_diag_cookie(int family, uint16_t sport, uint16_t dport, bool *found)
-{
-	struct {
-		struct nlmsghdr nlh;
-		struct inet_diag_req_v2 req;
-	} rq = {
-		.nlh = { .nlmsg_len = sizeof(rq), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.req = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
-			 .idiag_states = 1 << TCP_TIME_WAIT },
-	};
-	static uint32_t buf[4096];	/* NLMSG_ALIGNTO: 4 */
-	struct inet_diag_msg *m;
-	struct nlmsghdr *h;
-	int64_t ret = 0;
-	ssize_t n;
-	int fd;
-
-	*found = false;
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fd < 0)
-		return -errno;
-	if (send(fd, &rq, sizeof(rq), 0) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0) {
-			ret = -errno;
-			goto out;
-		}
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				goto out;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EPROTO;
-				goto out;
-			}
-			m = NLMSG_DATA(h);
-			if (ntohs(m->id.idiag_sport) == sport && ntohs(m->id.idiag_dport) == dport) {
-				*found = true;
-				ret = m->id.idiag_cookie[0] | (int64_t)m->id.idiag_cookie[1] << 32;
-			}
-		}
-	}
-out:
-	close(fd);
-	return ret;
-}
-
 TEST_F(tw_cookie, diag)
 {
 	uint64_t cookie = 0;
@@ -660,7 +601,7 @@ TEST_F(tw_cookie, diag)
 	port = bl_sock_port(fd);
 	ASSERT_LT(0, port);
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, l, FIN_MS));
-	tw = tw_diag_cookie(family, port, SERVER_PORT, &found);
+	tw = bl_tcp_diag_cookie(family, 1 << TCP_TIME_WAIT, port, SERVER_PORT, &found);
 	if (tw == -EPROTONOSUPPORT || tw == -ENOENT)
 		SKIP(goto out, "sock_diag for TCP: %s", strerror(-tw));
 	ASSERT_LE(0, tw) TH_LOG("sock_diag: %s", strerror(-tw));

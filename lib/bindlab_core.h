@@ -316,6 +316,13 @@ int bl_tcp_wait(int state, uint16_t lport, long want, int ms);
 long bl_sockstat(const char *head, const char *field);
 /* A counter of /proc/net/netstat by name ("ListenDrops"), or -errno. */
 long bl_netstat(const char *field);
+/*
+ * sock_diag: the cookie of this namespace's TCP socket of family, in one
+ * of states (1 << TCP_*), from local port sport to dport; 0 and *found
+ * false when there is none, -errno on a netlink error.
+ */
+int64_t bl_tcp_diag_cookie(int family, uint32_t states, uint16_t sport, uint16_t dport,
+			   bool *found);
 
 /* ---- addrwait.c ---- */
 

@@ -2,13 +2,19 @@
 /*
  * TCP socket states as /proc/net/tcp and /proc/net/tcp6 list them for the
  * namespace of the reader. Enough to see a TIME_WAIT socket appear; a
- * namespace holding many thousands of sockets should use sock_diag.
+ * namespace holding many thousands of sockets should use sock_diag, as
+ * the lookup of one socket's cookie does.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 
 #include "bindlab_core.h"
 
@@ -135,4 +141,61 @@ long bl_netstat(const char *field)
 	free(values);
 	fclose(f);
 	return count;
+}
+
+/*
+ * sock_diag's dump of this namespace's TCP sockets of family in states (a
+ * mask of 1 << TCP_*): the cookie of the one from local port sport to
+ * dport. 0 and *found false when there is none, -errno on a netlink error.
+ */
+int64_t bl_tcp_diag_cookie(int family, uint32_t states, uint16_t sport, uint16_t dport,
+			   bool *found)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} rq = {
+		.nlh = { .nlmsg_len = sizeof(rq), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = states },
+	};
+	static uint32_t buf[4096];	/* NLMSG_ALIGNTO: 4 */
+	struct inet_diag_msg *m;
+	struct nlmsghdr *h;
+	int64_t ret = 0;
+	ssize_t n;
+	int fd;
+
+	*found = false;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &rq, sizeof(rq), 0) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				goto out;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error ?: -EPROTO;
+				goto out;
+			}
+			m = NLMSG_DATA(h);
+			if (ntohs(m->id.idiag_sport) == sport && ntohs(m->id.idiag_dport) == dport) {
+				*found = true;
+				ret = m->id.idiag_cookie[0] | (int64_t)m->id.idiag_cookie[1] << 32;
+			}
+		}
+	}
+out:
+	close(fd);
+	return ret;
 }
