@@ -897,7 +897,8 @@ static unsigned char *raw_seg_build(unsigned char *buf, const struct sockaddr_st
 	seg[12] = TCP_HLEN / 4 << 4;
 	seg[13] = s->flags;
 	seg[14] = seg[15] = 0xff;	/* the window */
-	memcpy(seg + TCP_HLEN, s->data, s->dlen);
+	if (s->dlen)	/* a bare FIN has no data, and data may be NULL */
+		memcpy(seg + TCP_HLEN, s->data, s->dlen);
 	sum = inet_csum(buf, plen + len);
 	seg[16] = sum >> 8;
 	seg[17] = sum & 0xff;
