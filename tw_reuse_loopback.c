@@ -68,6 +68,21 @@ static int lo_addrs_up(bool v6, struct bl_why *why)
 }
 
 /*
+ * The test's own namespace with lo up; false when skipped: addr is IPv6
+ * and IPv6 is not there.
+ */
+static bool lo_ready(struct __test_metadata *_metadata, const char *addr)
+{
+	struct bl_why why = { "" };
+
+	BL_ENTER_NETNS(return false);
+	if (strchr(addr, ':') && !bl_ipv6_usable(&why))
+		SKIP(return false, "%s", why.msg);
+	ASSERT_EQ(0, bl_link_up("lo"));
+	return true;
+}
+
+/*
  * ---- explicit bind() then connect(): no tcp_tw_reuse involved ----
  *
  * A socket that bind() gave a port reaches __inet_hash_connect() with
@@ -346,13 +361,8 @@ FIXTURE_VARIANT_ADD(tw_buckets, v6) { "::1" };
 
 FIXTURE_SETUP(tw_buckets)
 {
-	struct bl_why why = { "" };
-
-	BL_ENTER_NETNS(return);
-	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, bl_link_up("lo"));
-	ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_TW_BUCKETS, 1));
+	if (lo_ready(_metadata, variant->addr))
+		ASSERT_EQ(0, bl_sysctl_write_long(SYSCTL_TW_BUCKETS, 1));
 }
 
 FIXTURE_TEARDOWN(tw_buckets)
@@ -427,12 +437,7 @@ FIXTURE_VARIANT_ADD(connect_isn, v6) { "::1", "::1", "::" };
 
 FIXTURE_SETUP(connect_isn)
 {
-	struct bl_why why = { "" };
-
-	BL_ENTER_NETNS(return);
-	if (strchr(variant->dst, ':') && !bl_ipv6_usable(&why))
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, bl_link_up("lo"));
+	lo_ready(_metadata, variant->dst);
 }
 
 FIXTURE_TEARDOWN(connect_isn)
@@ -571,12 +576,7 @@ FIXTURE_VARIANT_ADD(tw_cookie, v6) { "::1" };
 
 FIXTURE_SETUP(tw_cookie)
 {
-	struct bl_why why = { "" };
-
-	BL_ENTER_NETNS(return);
-	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, bl_link_up("lo"));
+	lo_ready(_metadata, variant->addr);
 }
 
 FIXTURE_TEARDOWN(tw_cookie)
@@ -947,6 +947,36 @@ TEST_F(bad_csum, syn)
 #define HOLE		100	/* bytes */
 #define OOO_LEN		64
 
+/*
+ * On raw, a segment in the name of socket from, for socket to, both on
+ * addr: flags and dlen bytes of data, starting HOLE bytes past the next
+ * byte from sends. Both
+ * sequence numbers are read under TCP_REPAIR. 0 or -errno.
+ */
+static int raw_past_hole(int raw, const char *addr, int from, int to, uint8_t flags,
+			 const char *data, size_t dlen)
+{
+	struct raw_seg s = { .sport = bl_sock_port(from), .dport = bl_sock_port(to),
+			     .flags = flags, .data = data, .dlen = dlen };
+	unsigned char buf[40 + TCP_HLEN + OOO_LEN], *seg;
+	struct sockaddr_storage ss;
+	socklen_t len = bl_sockaddr_parse(addr, 0, &ss);
+	int err;
+
+	if (!len || dlen > OOO_LEN)
+		return -EINVAL;
+	err = sent_seq(from, false, &s.seq);
+	if (!err)
+		err = sent_seq(to, false, &s.ack);
+	if (err)
+		return err;
+	s.seq += HOLE;
+	seg = raw_seg_build(buf, &ss, &s);
+	if (sendto(raw, seg, TCP_HLEN + dlen, 0, (struct sockaddr *)&ss, len) < 0)
+		return -errno;
+	return 0;
+}
+
 FIXTURE(ooo_close)
 {
 	int raw;
@@ -978,9 +1008,6 @@ TEST_F(ooo_close, close)
 {
 	static const char ooo[OOO_LEN] = "past the hole";
 	char hole[HOLE] = { 0 }, got[1 + HOLE + OOO_LEN];
-	struct raw_seg s = { .dport = SERVER_PORT, .flags = TH_ACK | TH_PUSH,
-			     .data = ooo, .dlen = OOO_LEN };
-	unsigned char buf[40 + TCP_HLEN + OOO_LEN], *seg;
 	struct pollfd pfd = { .events = POLLIN };
 	struct sockaddr_storage ss;
 	int l, a, b, n, err;
@@ -1002,17 +1029,10 @@ TEST_F(ooo_close, close)
 	ASSERT_EQ(1, send(a, "x", 1, 0));
 	pfd.fd = b;
 	ASSERT_EQ(1, poll(&pfd, 1, FIN_MS));
-	s.sport = bl_sock_port(a);
-	err = sent_seq(a, false, &s.seq);
+	err = raw_past_hole(self->raw, variant->addr, a, b, TH_ACK | TH_PUSH, ooo, OOO_LEN);
 	if (err == -EPERM)
 		SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
-	ASSERT_EQ(0, err) TH_LOG("A's sequence number: %s", bl_errname(err));
-	ASSERT_EQ(0, sent_seq(b, false, &s.ack));
-	s.seq += HOLE;
-	seg = raw_seg_build(buf, &ss, &s);
-	ASSERT_EQ(TCP_HLEN + OOO_LEN,
-		  sendto(self->raw, seg, TCP_HLEN + OOO_LEN, 0, (struct sockaddr *)&ss, len))
-		TH_LOG("sendto() on the raw socket: %s", strerror(errno));
+	ASSERT_EQ(0, err) TH_LOG("the segment past the hole: %s", bl_errname(err));
 	ASSERT_EQ(0, ioctl(b, FIONREAD, &n));
 	EXPECT_EQ(1, n) TH_LOG("%d bytes readable with a hole after the first, expected 1", n);
 	if (variant->filled) {
@@ -1094,11 +1114,9 @@ static int tfo_client(struct __test_metadata *_metadata, int l,
 
 TEST_F(tfo_blackhole, syn_data)
 {
-	struct raw_seg s = { .sport = SERVER_PORT, .flags = TH_FIN | TH_ACK };
-	unsigned char buf[40 + TCP_HLEN], *seg;
-	struct sockaddr_storage ss, raw_to;
 	socklen_t len, tlen = sizeof(struct tcp_info);
-	int l, c, k, qlen = 8, err;
+	int l, c, k, qlen = 8, err, port;
+	struct sockaddr_storage ss;
 	struct tcp_info ti = { 0 };
 
 	ASSERT_EQ(0, bl_sysctl_write_long(BL_SYSCTL_TIMESTAMPS, 0));
@@ -1106,28 +1124,21 @@ TEST_F(tfo_blackhole, syn_data)
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fastopen_blackhole_timeout_sec", "3600"));
 	len = bl_sockaddr_parse(variant->addr, SERVER_PORT, &ss);
 	ASSERT_NE(0U, len);
-	bl_sockaddr_parse(variant->addr, 0, &raw_to);
 	l = bl_tcp_listen(variant->addr, SERVER_PORT);
 	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
 	ASSERT_EQ(0, setsockopt(l, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)));
 	/* The first client asks for a cookie, and gets no data back. */
 	c = tfo_client(_metadata, l, &ss, len, &k);
-	s.dport = bl_sock_port(c);
+	port = bl_sock_port(c);
 	if (variant->fin) {
-		err = sent_seq(k, false, &s.seq);
+		err = raw_past_hole(self->raw, variant->addr, k, c, TH_FIN | TH_ACK, NULL, 0);
 		if (err == -EPERM)
 			SKIP(return, "TCP_REPAIR needs CAP_NET_ADMIN");
-		ASSERT_EQ(0, err) TH_LOG("the server's sequence number: %s", bl_errname(err));
-		ASSERT_EQ(0, sent_seq(c, false, &s.ack));
-		s.seq += HOLE;
-		seg = raw_seg_build(buf, &ss, &s);
-		ASSERT_EQ(TCP_HLEN, sendto(self->raw, seg, TCP_HLEN, 0,
-					   (struct sockaddr *)&raw_to, len))
-			TH_LOG("sendto() on the raw socket: %s", strerror(errno));
+		ASSERT_EQ(0, err) TH_LOG("the FIN past the hole: %s", bl_errname(err));
 	}
 	close(c);
 	/* Freed once its FIN is acked, late: the server acks in pingpong mode. */
-	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, s.dport, 1, FIN_MS));
+	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, port, 1, FIN_MS));
 	reset_close(k);
 	c = tfo_client(_metadata, l, &ss, len, &k);
 	ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_INFO, &ti, &tlen));
@@ -1321,13 +1332,8 @@ FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_silent) { "127.0.0.1", false, 0 };
 
 FIXTURE_SETUP(tw_fin_wait2)
 {
-	struct bl_why why = { "" };
-
-	BL_ENTER_NETNS(return);
-	if (strchr(variant->addr, ':') && !bl_ipv6_usable(&why))
-		SKIP(return, "%s", why.msg);
-	ASSERT_EQ(0, bl_link_up("lo"));
-	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fin_timeout", FIN2_TIMEOUT));
+	if (lo_ready(_metadata, variant->addr))
+		ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fin_timeout", FIN2_TIMEOUT));
 }
 
 FIXTURE_TEARDOWN(tw_fin_wait2)
