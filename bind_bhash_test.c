@@ -11,6 +11,8 @@
  *                  accepted: each child counts.
  *  child_route     a connection's child that cannot be routed is freed;
  *                  one bound to its link still resets on it.
+ *  strict_route    a child whose strict source route needs a gateway is
+ *                  dropped.
  *  netns_exit      a namespace whose connections closed goes away.
  *  child_syn       the SYN a listener saved goes to the accepted socket.
  *  connect_tuple   a connect() to the 4-tuple an open connection holds.
@@ -49,6 +51,7 @@
 #include <linux/in6.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
+#include <netinet/ip.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -785,6 +788,188 @@ TEST_F(child_route, reset)
 	ASSERT_EQ(0, getsockopt(p.fd, SOL_SOCKET, SO_ERROR, &err, &slen));
 	EXPECT_EQ(EPIPE, err) TH_LOG("the client's error: %s, expected EPIPE", bl_errname(err));
 	close(p.fd);
+	close(l);
+	close(ns);
+	close(home);
+}
+
+/*
+ * ---- strict_route: a strict source route the child cannot keep ----
+ *
+ * A SYN with a strict source route (SSRR, RFC 791) is answered along the
+ * route reversed (tcp_v4_save_options()), and a strict route allows no
+ * gateway: neither the SYN-ACK (inet_csk_route_req()) nor the child
+ * (inet_csk_route_child_sock()) may leave through one. Here the route back
+ * moves onto a gateway between the SYN-ACK and the ACK (v4_gateway): the
+ * listener drops the child it cannot route, and there is nothing to
+ * accept; with the route left as it was (v4_direct) the child is accepted.
+ * A kernel client sends a source route not yet walked, which comes back
+ * with none, so a raw socket in the clients' namespace writes the SYN and
+ * the ACK with a route whose first hop, the clients' link address, is
+ * passed, and reads the SYN-ACK's sequence number. The reset that its
+ * namespace answers the SYN-ACK with is kept from the listener by a
+ * prohibit route to the server's address: the raw socket reaches it
+ * through a second one (a strict route's next hop, local to the server).
+ * IPv6 has no source route a listener reverses (RFC 5095).
+ */
+#define SSRR_SERVER	"10.99.0.1"
+#define SSRR_LINK	"10.99.0.2"	/* the clients' link address */
+#define SSRR_HOP	"10.99.0.3"	/* the server's second address */
+#define SSRR_GW		"10.99.0.5"	/* a gateway on the link, never asked */
+#define SSRR_FAR	"10.98.0.2"	/* the client's, off the link */
+#define SSRR_PORT	40000		/* the raw client's */
+#define SSRR_LEN	11		/* type, length, pointer, two hops */
+#define SSRR_IHL	8		/* 20 bytes, the option, one EOL */
+
+FIXTURE(strict_route) {};
+
+FIXTURE_VARIANT(strict_route)
+{
+	bool gateway;	/* the route back moves onto one after the SYN-ACK */
+};
+
+FIXTURE_VARIANT_ADD(strict_route, v4_direct) { false };
+FIXTURE_VARIANT_ADD(strict_route, v4_gateway) { true };
+
+FIXTURE_SETUP(strict_route)
+{
+}
+
+FIXTURE_TEARDOWN(strict_route)
+{
+}
+
+/*
+ * An IPv4 packet on IPPROTO_RAW raw from SSRR_FAR to the server: a strict
+ * route whose first hop (the link address of the clients, where the reply
+ * goes first) is passed, and whose next is the server, reached through
+ * SSRR_HOP; then segment s. 0 or -errno.
+ */
+static int ssrr_send(int raw, const struct sockaddr_storage *srv, const struct bl_tcp_seg *s)
+{
+	unsigned char pkt[SSRR_IHL * 4 + BL_TCP_HLEN], buf[12 + BL_TCP_HLEN];
+	unsigned char *opt = pkt + 20, *seg;
+	struct sockaddr_storage far, hop, link;
+	socklen_t hlen = bl_sockaddr_parse(SSRR_HOP, 0, &hop);
+
+	if (!hlen || !bl_sockaddr_parse(SSRR_FAR, 0, &far) ||
+	    !bl_sockaddr_parse(SSRR_LINK, 0, &link))
+		return -EINVAL;
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 4 << 4 | SSRR_IHL;
+	pkt[8] = 64;			/* TTL */
+	pkt[9] = IPPROTO_TCP;
+	memcpy(pkt + 12, &((struct sockaddr_in *)&far)->sin_addr, 4);
+	memcpy(pkt + 16, &((struct sockaddr_in *)&hop)->sin_addr, 4);
+	opt[0] = IPOPT_SSRR;
+	opt[1] = SSRR_LEN;
+	opt[2] = 8;			/* the second hop is next */
+	memcpy(opt + 3, &((struct sockaddr_in *)&link)->sin_addr, 4);
+	memcpy(opt + 7, &((struct sockaddr_in *)srv)->sin_addr, 4);
+	/* Summed to the last hop, the address TCP finds on arrival. */
+	seg = bl_tcp_seg_build(buf, &far, srv, s);
+	memcpy(pkt + SSRR_IHL * 4, seg, BL_TCP_HLEN);
+	/* The kernel fills in the length, the ID and the header checksum. */
+	if (sendto(raw, pkt, sizeof(pkt), 0, (struct sockaddr *)&hop, hlen) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The sequence number of the SYN-ACK to SSRR_PORT on raw, within ms; -1: none. */
+static int64_t ssrr_synack(int raw, int ms)
+{
+	struct pollfd pfd = { .fd = raw, .events = POLLIN };
+	unsigned char pkt[128], *th;
+	ssize_t len;
+	int i;
+
+	for (i = 0; i < 16 && poll(&pfd, 1, ms) == 1; i++) {
+		len = recv(raw, pkt, sizeof(pkt), 0);
+		th = pkt + (pkt[0] & 0xf) * 4;
+		if (len < (pkt[0] & 0xf) * 4 + BL_TCP_HLEN ||
+		    (th[0] << 8 | th[1]) != PORT || (th[2] << 8 | th[3]) != SSRR_PORT ||
+		    (th[13] & (TH_SYN | TH_ACK)) != (TH_SYN | TH_ACK))
+			continue;
+		return (uint32_t)(th[4] << 24 | th[5] << 16 | th[6] << 8 | th[7]);
+	}
+	return -1;
+}
+
+/* This namespace takes source routes on link, and from any source. */
+static int ssrr_accept(const char *link)
+{
+	char key[64];
+	int err;
+
+	snprintf(key, sizeof(key), "net/ipv4/conf/%s/accept_source_route", link);
+	err = bl_sysctl_write("net/ipv4/conf/all/accept_source_route", "1");
+	if (!err)
+		err = bl_sysctl_write(key, "1");
+	snprintf(key, sizeof(key), "net/ipv4/conf/%s/rp_filter", link);
+	if (!err)
+		err = bl_sysctl_write("net/ipv4/conf/all/rp_filter", "0");
+	if (!err)
+		err = bl_sysctl_write(key, "0");
+	return err;
+}
+
+TEST_F(strict_route, child)
+{
+	struct bl_tcp_seg s = { .sport = SSRR_PORT, .dport = PORT, .seq = 1000,
+				.flags = TH_SYN };
+	struct pollfd pfd = { .events = POLLIN };
+	int l, ns, home, tx, rx, one = 1, err, ms;
+	struct sockaddr_storage srv;
+	long drops = 0;
+	int64_t isn;
+
+	if (!route_pair(_metadata, SSRR_SERVER "/24", SSRR_LINK "/24", &ns, &home))
+		return;
+	ASSERT_EQ(0, bl_addr_add(ROUTE_LINK, SSRR_HOP "/24"));
+	ASSERT_EQ(0, ssrr_accept(ROUTE_LINK));
+	pfd.fd = l = route_listener(_metadata, SSRR_SERVER "/24", SOL_SOCKET, SO_REUSEADDR,
+				    &one, sizeof(one), &srv);
+
+	ASSERT_EQ(0, bl_netns_switch(ns));
+	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, SSRR_FAR "/32"));
+	ASSERT_EQ(0, ssrr_accept(ROUTE_PEER));
+	ASSERT_EQ(0, bl_route_add(SSRR_SERVER "/32", NULL));
+	tx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (tx < 0 && errno == EPERM)
+		SKIP(return, "a raw socket needs CAP_NET_RAW");
+	rx = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP);
+	ASSERT_LE(0, tx);
+	ASSERT_LE(0, rx);
+	err = ssrr_send(tx, &srv, &s);
+	ASSERT_EQ(0, err) TH_LOG("the SYN: %s", strerror(-err));
+	isn = ssrr_synack(rx, 2000);
+	ASSERT_LE(0, isn) TH_LOG("no SYN-ACK along the strict route reversed");
+
+	if (variant->gateway) {
+		ASSERT_EQ(0, bl_netns_switch(home));
+		ASSERT_EQ(0, bl_route_add(SSRR_LINK "/32", SSRR_GW));
+		ASSERT_EQ(0, bl_netns_switch(ns));
+	}
+	s.seq++;
+	s.ack = isn + 1;
+	s.flags = TH_ACK;
+	err = ssrr_send(tx, &srv, &s);
+	ASSERT_EQ(0, err) TH_LOG("the ACK: %s", strerror(-err));
+	ASSERT_EQ(0, bl_netns_switch(home));
+
+	/* The ACK ends in a child to accept, or in a drop. */
+	for (ms = 0; ms < 2000 && !poll(&pfd, 1, 1) && drops <= 0; ms++)
+		drops = route_drops(l);
+	if (variant->gateway) {
+		EXPECT_EQ(0, poll(&pfd, 1, 0))
+			TH_LOG("a child routed through gateway %s on a strict route", SSRR_GW);
+		EXPECT_LE(1, drops) TH_LOG("the listener dropped no child in %d ms", ms);
+	} else {
+		EXPECT_EQ(1, poll(&pfd, 1, 0))
+			TH_LOG("no child to accept in %d ms (%ld dropped)", ms, drops);
+	}
+	close(rx);
+	close(tx);
 	close(l);
 	close(ns);
 	close(home);

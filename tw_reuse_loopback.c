@@ -811,8 +811,7 @@ TEST_F(reset_reply, none)
  * tcp_v4_do_rcv() and tcp_v6_do_rcv().
  */
 #define RAW_PORT	7000	/* no socket's */
-#define TCP_HLEN	20	/* a header without options */
-#define SYN_LEN		(TCP_HLEN + 64)
+#define SYN_LEN		(BL_TCP_HLEN + 64)
 
 FIXTURE(bad_csum)
 {
@@ -838,78 +837,11 @@ FIXTURE_TEARDOWN(bad_csum)
 		close(self->raw);
 }
 
-/* RFC 1071: the one's complement of the one's complement sum of p, n even. */
-static uint16_t inet_csum(const unsigned char *p, size_t n)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += p[i] << 8 | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-struct raw_seg {
-	uint16_t sport, dport;
-	uint32_t seq, ack;
-	uint8_t flags;
-	const char *data;
-	size_t dlen;		/* even: inet_csum() sums whole words */
-};
-
-/*
- * Segment s from ss's address to itself, checksummed, into buf after its
- * pseudo-header, at most IPv6's (RFC 8200, 8.1): buf holds 40 bytes more
- * than the segment. Returns where the segment starts.
- */
-static unsigned char *raw_seg_build(unsigned char *buf, const struct sockaddr_storage *ss,
-				    const struct raw_seg *s)
-{
-	bool v6 = ss->ss_family == AF_INET6;
-	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12, len = TCP_HLEN + s->dlen;
-	const void *addr = v6 ? (void *)&((struct sockaddr_in6 *)ss)->sin6_addr :
-				(void *)&((struct sockaddr_in *)ss)->sin_addr;
-	unsigned char *seg = buf + plen;
-	uint16_t sum;
-
-	memset(buf, 0, plen + TCP_HLEN);
-	/* From the address to itself, as loopback's route picks it. */
-	memcpy(buf, addr, alen);
-	memcpy(buf + alen, addr, alen);
-	/* IPv4: zero, protocol, 16-bit length; IPv6: 32-bit length, next header. */
-	buf[v6 ? 39 : 9] = IPPROTO_TCP;
-	buf[v6 ? 34 : 10] = len >> 8;
-	buf[v6 ? 35 : 11] = len & 0xff;
-	seg[0] = s->sport >> 8;
-	seg[1] = s->sport & 0xff;
-	seg[2] = s->dport >> 8;
-	seg[3] = s->dport & 0xff;
-	seg[4] = s->seq >> 24;
-	seg[5] = s->seq >> 16;
-	seg[6] = s->seq >> 8;
-	seg[7] = s->seq;
-	seg[8] = s->ack >> 24;
-	seg[9] = s->ack >> 16;
-	seg[10] = s->ack >> 8;
-	seg[11] = s->ack;
-	seg[12] = TCP_HLEN / 4 << 4;
-	seg[13] = s->flags;
-	seg[14] = seg[15] = 0xff;	/* the window */
-	if (s->dlen)	/* a bare FIN has no data, and data may be NULL */
-		memcpy(seg + TCP_HLEN, s->data, s->dlen);
-	sum = inet_csum(buf, plen + len);
-	seg[16] = sum >> 8;
-	seg[17] = sum & 0xff;
-	return seg;
-}
-
 TEST_F(bad_csum, syn)
 {
-	static const char data[SYN_LEN - TCP_HLEN];
-	struct raw_seg s = { .sport = RAW_PORT, .dport = SERVER_PORT, .seq = 1,
-			     .flags = TH_SYN, .data = data, .dlen = sizeof(data) };
+	static const char data[SYN_LEN - BL_TCP_HLEN];
+	struct bl_tcp_seg s = { .sport = RAW_PORT, .dport = SERVER_PORT, .seq = 1,
+			.flags = TH_SYN, .data = data, .dlen = sizeof(data) };
 	bool v6 = strchr(variant->addr, ':');
 	unsigned char buf[40 + SYN_LEN], *syn;
 	struct sockaddr_storage ss;
@@ -918,7 +850,7 @@ TEST_F(bad_csum, syn)
 
 	len = bl_sockaddr_parse(variant->addr, 0, &ss);
 	ASSERT_NE(0U, len);
-	syn = raw_seg_build(buf, &ss, &s);
+	syn = bl_tcp_seg_build(buf, &ss, &ss, &s);
 	/* Off by 0x00ff: never the sum's other form of zero. */
 	syn[17] ^= 0xff;
 
@@ -956,9 +888,9 @@ TEST_F(bad_csum, syn)
 static int raw_past_hole(int raw, const char *addr, int from, int to, uint8_t flags,
 			 const char *data, size_t dlen)
 {
-	struct raw_seg s = { .sport = bl_sock_port(from), .dport = bl_sock_port(to),
-			     .flags = flags, .data = data, .dlen = dlen };
-	unsigned char buf[40 + TCP_HLEN + OOO_LEN], *seg;
+	struct bl_tcp_seg s = { .sport = bl_sock_port(from), .dport = bl_sock_port(to),
+			.flags = flags, .data = data, .dlen = dlen };
+	unsigned char buf[40 + BL_TCP_HLEN + OOO_LEN], *seg;
 	struct sockaddr_storage ss;
 	socklen_t len = bl_sockaddr_parse(addr, 0, &ss);
 	int err;
@@ -971,8 +903,8 @@ static int raw_past_hole(int raw, const char *addr, int from, int to, uint8_t fl
 	if (err)
 		return err;
 	s.seq += HOLE;
-	seg = raw_seg_build(buf, &ss, &s);
-	if (sendto(raw, seg, TCP_HLEN + dlen, 0, (struct sockaddr *)&ss, len) < 0)
+	seg = bl_tcp_seg_build(buf, &ss, &ss, &s);
+	if (sendto(raw, seg, BL_TCP_HLEN + dlen, 0, (struct sockaddr *)&ss, len) < 0)
 		return -errno;
 	return 0;
 }
@@ -1199,7 +1131,7 @@ static int data_ip_id(int raw, uint16_t a, uint16_t b)
 			break;
 		len = recv(raw, seg, sizeof(seg), 0);
 		off = (seg[0] & 0xf) * 4;
-		if (len < off + TCP_HLEN || (seg[off] << 8 | seg[off + 1]) != a ||
+		if (len < off + BL_TCP_HLEN || (seg[off] << 8 | seg[off + 1]) != a ||
 		    (seg[off + 2] << 8 | seg[off + 3]) != b)
 			continue;
 		if ((seg[2] << 8 | seg[3]) > off + (seg[off + 12] >> 4) * 4)

@@ -351,6 +351,23 @@ int bl_tcp_time_wait(int cfd, int lfd, int ms);
  */
 void bl_tcp_ts_clock_wait(void);
 
+#define BL_TCP_HLEN	20	/* a header without options */
+/* A bare segment for a raw socket to write. */
+struct bl_tcp_seg {
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;		/* TH_* */
+	const char *data;
+	size_t dlen;		/* even: the checksum sums whole words */
+};
+/*
+ * Segment s from src's address to dst's (one family), checksummed, into
+ * buf after its pseudo-header, at most IPv6's (RFC 8200, 8.1): buf holds
+ * 40 bytes more than the segment. Returns where the segment starts.
+ */
+unsigned char *bl_tcp_seg_build(unsigned char *buf, const struct sockaddr_storage *src,
+				const struct sockaddr_storage *dst, const struct bl_tcp_seg *s);
+
 /* ---- parse.c ---- */
 
 /*

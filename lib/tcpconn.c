@@ -8,6 +8,9 @@
  * of substate FIN_WAIT2, which tcp_twsk_unique() never reuses. Waiting
  * for each FIN to be read makes the end state certain on loopback and
  * across namespaces alike.
+ *
+ * And the one builder of a bare segment that a raw socket writes in a
+ * peer's name.
  */
 #include <errno.h>
 #include <poll.h>
@@ -116,4 +119,62 @@ void bl_tcp_ts_clock_wait(void)
 	now.tv_nsec = 10 * 1000 * 1000;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &now, NULL) == EINTR)
 		;
+}
+
+/* RFC 1071: the one's complement of the one's complement sum of p, n even. */
+static uint16_t inet_csum(const unsigned char *p, size_t n)
+{
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+static const void *ss_addr(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	return &((const struct sockaddr_in *)ss)->sin_addr;
+}
+
+unsigned char *bl_tcp_seg_build(unsigned char *buf, const struct sockaddr_storage *src,
+				const struct sockaddr_storage *dst, const struct bl_tcp_seg *s)
+{
+	bool v6 = src->ss_family == AF_INET6;
+	size_t alen = v6 ? 16 : 4, plen = v6 ? 40 : 12, len = BL_TCP_HLEN + s->dlen;
+	unsigned char *seg = buf + plen;
+	uint16_t sum;
+
+	memset(buf, 0, plen + BL_TCP_HLEN);
+	memcpy(buf, ss_addr(src), alen);
+	memcpy(buf + alen, ss_addr(dst), alen);
+	/* IPv4: zero, protocol, 16-bit length; IPv6: 32-bit length, next header. */
+	buf[v6 ? 39 : 9] = IPPROTO_TCP;
+	buf[v6 ? 34 : 10] = len >> 8;
+	buf[v6 ? 35 : 11] = len & 0xff;
+	seg[0] = s->sport >> 8;
+	seg[1] = s->sport & 0xff;
+	seg[2] = s->dport >> 8;
+	seg[3] = s->dport & 0xff;
+	seg[4] = s->seq >> 24;
+	seg[5] = s->seq >> 16;
+	seg[6] = s->seq >> 8;
+	seg[7] = s->seq;
+	seg[8] = s->ack >> 24;
+	seg[9] = s->ack >> 16;
+	seg[10] = s->ack >> 8;
+	seg[11] = s->ack;
+	seg[12] = BL_TCP_HLEN / 4 << 4;
+	seg[13] = s->flags;
+	seg[14] = seg[15] = 0xff;	/* the window */
+	if (s->dlen)	/* a bare FIN has no data, and data may be NULL */
+		memcpy(seg + BL_TCP_HLEN, s->data, s->dlen);
+	sum = inet_csum(buf, plen + len);
+	seg[16] = sum >> 8;
+	seg[17] = sum & 0xff;
+	return seg;
 }
