@@ -16,7 +16,8 @@
  * (bad_csum), bytes past a hole wait unread and close() drops them
  * (ooo_close), a Fast Open client shown a FIN past a hole turns Fast
  * Open off (tfo_blackhole), accepted connections number their packets
- * apart (child_ipid).
+ * apart (child_ipid). And what a connection leaves for a while besides:
+ * the flow label it sent with (flowlabel_linger).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <linux/in6.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -1410,6 +1412,91 @@ TEST(tw_reuse_default_is_2)
 	BL_ENTER_NETNS(return);
 	ASSERT_EQ(0, bl_sysctl_read_long(BL_SYSCTL_TW_REUSE, &v));
 	ASSERT_EQ(2, v);
+}
+
+/*
+ * ---- flowlabel_linger: a flow label outlives its last socket a while ----
+ *
+ * An IPv6 flow label leased with IPV6_FLOWLABEL_MGR stays the namespace's
+ * while a socket holds it, and for its linger after the last lets go (at
+ * least 6 s, FL_MIN_LINGER): until its collector frees it (ip6_fl_gc()),
+ * a new lease of it fails with EEXIST. A connect() that sends with the
+ * label (IPV6_FLOWINFO_SEND) holds it only for the call
+ * (tcp_v6_connect()): once that connection is closed, the label lingers,
+ * then goes, as one never used does. The row waits out the linger: 7.5 s.
+ */
+#define LABEL		0x54321
+#define LINGER_S	6	/* FL_MIN_LINGER */
+/* Past it, whatever the collector's timer's slack (under 1 s at 6 s). */
+#define LINGER_PAST_MS	(LINGER_S * 1000 + 1500)
+
+FIXTURE(flowlabel_linger) {};
+
+FIXTURE_VARIANT(flowlabel_linger)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(flowlabel_linger, v6) { "::1" };
+
+FIXTURE_SETUP(flowlabel_linger)
+{
+	lo_ready(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(flowlabel_linger)
+{
+}
+
+/* An exclusive lease of LABEL, made anew, on fd: 0 or errno. */
+static int label_lease(int fd)
+{
+	struct in6_flowlabel_req req = {
+		.flr_dst = IN6ADDR_LOOPBACK_INIT, .flr_label = htonl(LABEL),
+		.flr_action = IPV6_FL_A_GET, .flr_flags = IPV6_FL_F_CREATE | IPV6_FL_F_EXCL,
+		.flr_share = IPV6_FL_S_EXCL, .flr_linger = LINGER_S,
+	};
+
+	return setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWLABEL_MGR, &req, sizeof(req)) ? errno : 0;
+}
+
+TEST_F(flowlabel_linger, connect)
+{
+	int l, fd, k, one = 1, err;
+	struct sockaddr_storage to;
+	socklen_t len;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	len = bl_sockaddr_parse(variant->addr, SERVER_PORT, &to);
+	ASSERT_NE(0U, len);
+	((struct sockaddr_in6 *)&to)->sin6_flowinfo = htonl(LABEL);
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	err = label_lease(fd);
+	ASSERT_EQ(0, err) TH_LOG("a lease of 0x%x: %s", LABEL, bl_errname(err));
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof(one)));
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, len))
+		TH_LOG("connect() with flow label 0x%x: %s", LABEL, strerror(errno));
+	k = accept(l, NULL, NULL);
+	ASSERT_LE(0, k);
+	close(k);
+	close(fd);
+	close(l);
+
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	err = label_lease(fd);
+	EXPECT_EQ(EEXIST, err)
+		TH_LOG("a lease of 0x%x as its socket closes: %s, expected EEXIST (its linger)",
+		       LABEL, bl_errname(err));
+	/* Each lease tried renews the linger (fl_release()): one try, past it. */
+	usleep(LINGER_PAST_MS * 1000);
+	err = label_lease(fd);
+	EXPECT_EQ(0, err)
+		TH_LOG("a lease of 0x%x %d ms after its connection closed: %s (linger %d s)",
+		       LABEL, LINGER_PAST_MS, bl_errname(err), LINGER_S);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
