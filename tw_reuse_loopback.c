@@ -4,9 +4,10 @@
  * tcp_tw_reuse.c checks (0, 1 and 2 against each proof of loopback):
  * connect() of an explicitly bound socket over a TIME_WAIT 4-tuple
  * (tw_bind), the cap on TIME_WAIT sockets (tw_buckets), the cookie one
- * keeps (tw_cookie), a namespace that ends with one (tw_exit), how long
- * one that waited in FIN_WAIT2 lasts (tw_fin_wait2), where a
- * connection's sequence numbers start (connect_isn), the sysctls' ranges
+ * keeps (tw_cookie), a namespace that ends with one (tw_exit) or beside
+ * one (tw_exit_other), how long one that waited in FIN_WAIT2 lasts
+ * (tw_fin_wait2), where a connection's sequence numbers start
+ * (connect_isn), the sysctls' ranges
  * (tw_sysctl), and a new namespace's default, 2, as commit
  * 79e9fed46038 ("net-tcp: extend tcp_tw_reuse sysctl to enable loopback
  * only optimization") made it. Two rules of TCP_REPAIR's instant
@@ -683,6 +684,73 @@ TEST_F(tw_exit, purge)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the namespace's process: status %#x (2 netns, 3 connect, 4 close, 5 no TIME_WAIT)",
 		       status);
+}
+
+/*
+ * ---- tw_exit_other: another namespace's end leaves this one's TIME_WAIT ----
+ *
+ * A namespace without a connection hash of its own (made where
+ * tcp_child_ehash_entries is 0) shares the host's, and when it ends its
+ * TIME_WAIT sockets are purged from all of that hash (inet_twsk_purge()):
+ * those of namespaces still alive stay, for their own timers to end. This
+ * namespace holds CLIENT_PORT in TIME_WAIT while one made from it ends;
+ * the port is still taken after. The end runs in a kworker soon after the
+ * last process leaves: the row gives it EXIT_SETTLE_MS, which can let a
+ * purge that comes later pass, never fail one that is right. A purge that
+ * spins on a live namespace's socket holds the lab's one CPU until that
+ * socket's timer ends it (60 s), and the port is free by then.
+ */
+#define EXIT_SETTLE_MS	200
+
+FIXTURE(tw_exit_other) {};
+
+FIXTURE_VARIANT(tw_exit_other)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(tw_exit_other, v4) { "127.0.0.1" };
+
+FIXTURE_SETUP(tw_exit_other)
+{
+	lo_ready(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(tw_exit_other)
+{
+}
+
+static int netns_new_then_exit(void *arg)
+{
+	return unshare(CLONE_NEWNET) ? 2 : 0;
+}
+
+TEST_F(tw_exit_other, kept)
+{
+	int l, fd, err, status;
+	pid_t pid;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	fd = bound_socket(variant->addr, false, &err);
+	ASSERT_EQ(0, err) TH_LOG("bind to port %d: %s", CLIENT_PORT, bl_errname(err));
+	ASSERT_EQ(0, connect_server(fd, variant->addr));
+	ASSERT_EQ(0, bl_tcp_time_wait(fd, l, FIN_MS));
+	close(l);
+	ASSERT_EQ(0, bl_tcp_wait(TCP_TIME_WAIT, CLIENT_PORT, 1, FIN_MS));
+
+	pid = bl_child_run(netns_new_then_exit, NULL);
+	ASSERT_LT(0, pid) TH_LOG("fork: %s", bl_errname(pid));
+	err = bl_child_wait(pid, EXIT_WAIT_MS, &status);
+	ASSERT_EQ(0, err) TH_LOG("the namespace's process: %s", bl_errname(err));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("no new namespace: status %#x", status);
+	usleep(EXIT_SETTLE_MS * 1000);
+	fd = bound_socket(variant->addr, false, &err);
+	close(fd);
+	EXPECT_EQ(-EADDRINUSE, err)
+		TH_LOG("bind() beside this namespace's TIME_WAIT, after another's end: %s",
+		       bl_errname(err));
 }
 
 /*
