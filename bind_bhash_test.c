@@ -890,7 +890,7 @@ static int64_t ssrr_synack(int raw, int ms)
 		    (th[0] << 8 | th[1]) != PORT || (th[2] << 8 | th[3]) != SSRR_PORT ||
 		    (th[13] & (TH_SYN | TH_ACK)) != (TH_SYN | TH_ACK))
 			continue;
-		return (uint32_t)(th[4] << 24 | th[5] << 16 | th[6] << 8 | th[7]);
+		return (uint32_t)th[4] << 24 | th[5] << 16 | th[6] << 8 | th[7];
 	}
 	return -1;
 }
