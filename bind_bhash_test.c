@@ -591,13 +591,19 @@ FIXTURE_TEARDOWN(child_route)
 {
 }
 
+/* The host of a "host/plen", into host[INET6_ADDRSTRLEN + 1]. */
+static const char *route_host(const char *cidr, char *host)
+{
+	snprintf(host, INET6_ADDRSTRLEN + 1, "%.*s", (int)strcspn(cidr, "/"), cidr);
+	return host;
+}
+
 /* The address of a "host/plen" with port. */
 static socklen_t route_addr(const char *cidr, struct sockaddr_storage *ss)
 {
 	char host[INET6_ADDRSTRLEN + 1];
 
-	snprintf(host, sizeof(host), "%.*s", (int)strcspn(cidr, "/"), cidr);
-	return bl_sockaddr_parse(host, PORT, ss);
+	return bl_sockaddr_parse(route_host(cidr, host), PORT, ss);
 }
 
 /* The listener's dropped segments (SO_MEMINFO), or -1. */
@@ -678,12 +684,10 @@ TEST_F(child_route, gateway)
 	l = route_listener(_metadata, variant->server, SOL_SOCKET, SO_REUSEADDR,
 			   &one, sizeof(one), &srv);
 	pfd = (struct pollfd){ .fd = l, .events = POLLIN };
-	snprintf(gw, sizeof(gw), "%.*s", (int)strcspn(variant->client, "/"), variant->client);
-	ASSERT_EQ(0, bl_route_add(variant->far, gw));
+	ASSERT_EQ(0, bl_route_add(variant->far, route_host(variant->client, gw)));
 	ASSERT_EQ(0, bl_netns_switch(ns));
 	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, variant->far));
-	snprintf(host, sizeof(host), "%.*s", (int)strcspn(variant->far, "/"), variant->far);
-	flen = bl_sockaddr_parse(host, 0, &far);
+	flen = bl_sockaddr_parse(route_host(variant->far, host), 0, &far);
 	ASSERT_NE(0U, flen);
 	fd = socket(srv.ss_family, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
@@ -849,13 +853,14 @@ static int ssrr_send(int raw, const struct sockaddr_storage *srv, const struct b
 {
 	unsigned char pkt[SSRR_IHL * 4 + BL_TCP_HLEN], buf[12 + BL_TCP_HLEN];
 	unsigned char *opt = pkt + 20, *seg;
-	struct sockaddr_storage far, hop, link;
+	struct sockaddr_storage far, hop;
 	socklen_t hlen = bl_sockaddr_parse(SSRR_HOP, 0, &hop);
 
-	if (!hlen || !bl_sockaddr_parse(SSRR_FAR, 0, &far) ||
-	    !bl_sockaddr_parse(SSRR_LINK, 0, &link))
-		return -EINVAL;
 	memset(pkt, 0, sizeof(pkt));
+	/* The first hop, already passed, goes into the option as it is parsed. */
+	if (!hlen || !bl_sockaddr_parse(SSRR_FAR, 0, &far) ||
+	    inet_pton(AF_INET, SSRR_LINK, opt + 3) != 1)
+		return -EINVAL;
 	pkt[0] = 4 << 4 | SSRR_IHL;
 	pkt[8] = 64;			/* TTL */
 	pkt[9] = IPPROTO_TCP;
@@ -864,7 +869,6 @@ static int ssrr_send(int raw, const struct sockaddr_storage *srv, const struct b
 	opt[0] = IPOPT_SSRR;
 	opt[1] = SSRR_LEN;
 	opt[2] = 8;			/* the second hop is next */
-	memcpy(opt + 3, &((struct sockaddr_in *)&link)->sin_addr, 4);
 	memcpy(opt + 7, &((struct sockaddr_in *)srv)->sin_addr, 4);
 	/* Summed to the last hop, the address TCP finds on arrival. */
 	seg = bl_tcp_seg_build(buf, &far, srv, s);

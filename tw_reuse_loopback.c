@@ -952,8 +952,8 @@ TEST_F(bad_csum, syn)
 /*
  * On raw, a segment in the name of socket from, for socket to, both on
  * addr: flags and dlen bytes of data, starting HOLE bytes past the next
- * byte from sends. Both
- * sequence numbers are read under TCP_REPAIR. 0 or -errno.
+ * byte from sends. Both sequence numbers are read under TCP_REPAIR. 0 or
+ * -errno.
  */
 static int raw_past_hole(int raw, const char *addr, int from, int to, uint8_t flags,
 			 const char *data, size_t dlen)
