@@ -1551,6 +1551,9 @@ TEST_F(listen_overflow, reset)
  * A route to a broadcast address, the limited one or a subnet's (the
  * local table's broadcast route of an address's prefix), makes
  * connect() ENETUNREACH (tcp_v4_connect()): a connection has one peer.
+ * So does an IPv6 multicast address, before any route (tcp_v6_connect();
+ * past that check, ff02::1 would be a link-local address without its
+ * link, EINVAL).
  */
 #define BCAST_PREFIX	"10.98.0.1/24"
 
@@ -1563,6 +1566,7 @@ FIXTURE_VARIANT(connect_broadcast)
 
 FIXTURE_VARIANT_ADD(connect_broadcast, v4_subnet) { "10.98.0.255" };
 FIXTURE_VARIANT_ADD(connect_broadcast, v4_limited) { "255.255.255.255" };
+FIXTURE_VARIANT_ADD(connect_broadcast, v6_multicast) { "ff02::1" };
 
 FIXTURE_SETUP(connect_broadcast)
 {
@@ -1590,6 +1594,80 @@ TEST_F(connect_broadcast, connect)
 		TH_LOG("connect() to %s: %s, expected ENETUNREACH", variant->addr,
 		       bl_errname(err));
 	close(fd);
+}
+
+/*
+ * ---- connect_to: the peer an IPv6 or the unspecified address reaches ----
+ *
+ * connect() to 0.0.0.0 or :: reaches loopback, a BSD habit
+ * (ip_route_connect(), tcp_v6_connect()): 127.0.0.1 or ::1, and for an
+ * IPv6 socket bound to an IPv4-mapped address ::ffff:127.0.0.1, the peer
+ * getpeername() then reads. An IPv6 socket reaches an IPv4-mapped peer
+ * over IPv4, unless it is IPV6_V6ONLY: ENETUNREACH.
+ */
+FIXTURE(connect_to) {};
+
+FIXTURE_VARIANT(connect_to)
+{
+	const char *to;		/* the address connect() is given */
+	const char *bound;	/* bind() first, port 0; NULL: none */
+	const char *peer;	/* the listener's, and getpeername()'s */
+	bool v6only;
+	int err;
+};
+
+FIXTURE_VARIANT_ADD(connect_to, v4_any) { .to = "0.0.0.0", .peer = V4_LO };
+FIXTURE_VARIANT_ADD(connect_to, v6_any) { .to = "::", .peer = V6_LO };
+FIXTURE_VARIANT_ADD(connect_to, v6_any_v4mapped)
+{ .to = "::", .bound = V4M_LO, .peer = V4M_LO };
+FIXTURE_VARIANT_ADD(connect_to, v6_v4mapped) { .to = V4M_LO, .peer = V4M_LO };
+FIXTURE_VARIANT_ADD(connect_to, v6_v4mapped_v6only)
+{ .to = V4M_LO, .peer = V4M_LO, .v6only = true, .err = ENETUNREACH };
+
+FIXTURE_SETUP(connect_to)
+{
+}
+
+FIXTURE_TEARDOWN(connect_to)
+{
+}
+
+TEST_F(connect_to, connect)
+{
+	struct sk_spec sk[2] = { { .addr = variant->to, .opts = variant->v6only ? V6ONLY : 0 },
+				 { .addr = variant->peer } };
+	struct sockaddr_storage to, peer;
+	char got[64], want[64];
+	socklen_t len;
+	int l, fd, err;
+
+	if (!rows_ready(_metadata, sk, 2))
+		return;
+	/* An IPv4-mapped peer listens on its IPv4 address. */
+	l = listener(_metadata, strncmp(variant->peer, "::ffff:", 7) ? variant->peer :
+			       variant->peer + 7, PORT_PEER);
+	fd = sk_open(_metadata, &sk[0]);
+	if (variant->bound) {
+		ASSERT_NE(0U, bl_sockaddr_parse(variant->bound, 0, &to));
+		ASSERT_EQ(0, bind(fd, (struct sockaddr *)&to, sizeof(struct sockaddr_in6)));
+	}
+	len = bl_sockaddr_parse(variant->to, PORT_PEER, &to);
+	ASSERT_NE(0U, len);
+	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
+	EXPECT_EQ(variant->err, err)
+		TH_LOG("connect() to %s: %s, expected %s", variant->to, bl_errname(err),
+		       bl_errname(variant->err));
+	if (!err && !variant->err) {
+		len = sizeof(peer);
+		ASSERT_NE(0U, bl_sockaddr_parse(variant->peer, PORT_PEER, &to));
+		if (!getpeername(fd, (struct sockaddr *)&peer, &len))
+			bl_sockaddr_str(&peer, got, sizeof(got));
+		else
+			snprintf(got, sizeof(got), "none (%s)", strerror(errno));
+		EXPECT_STREQ(bl_sockaddr_str(&to, want, sizeof(want)), got);
+	}
+	close(fd);
+	close(l);
 }
 
 /*
@@ -2142,7 +2220,8 @@ TEST_F(listen_tfo, syn_data)
  * (fl6_sock_lookup()); with none, it goes out as given: connect() works,
  * also while a socket of another namespace holds it exclusively. While
  * another socket of the namespace holds it so, the connecting socket,
- * which leased nothing, gets EINVAL.
+ * which leased nothing, gets EINVAL; not when it sends no flow info (the
+ * label is not read) or a traffic class with no label (none to look up).
  */
 #define FLOWLABEL		0x12345
 
@@ -2153,11 +2232,19 @@ FIXTURE_VARIANT(connect_flowinfo)
 	const char *addr;
 	enum { LEASE_NONE, LEASE_HERE, LEASE_ELSEWHERE } lease;
 	int err;
+	bool unsent;		/* no IPV6_FLOWINFO_SEND */
+	uint32_t flowinfo;	/* sin6_flowinfo; 0: FLOWLABEL */
 };
 
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { V6_LO, LEASE_NONE, 0 };
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_elsewhere) { V6_LO, LEASE_ELSEWHERE, 0 };
-FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_here) { V6_LO, LEASE_HERE, EINVAL };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6) { .addr = V6_LO, .lease = LEASE_NONE };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_elsewhere)
+{ .addr = V6_LO, .lease = LEASE_ELSEWHERE };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_leased_here)
+{ .addr = V6_LO, .lease = LEASE_HERE, .err = EINVAL };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_unsent_leased_here)
+{ .addr = V6_LO, .lease = LEASE_HERE, .unsent = true };
+FIXTURE_VARIANT_ADD(connect_flowinfo, v6_tclass_leased_here)	/* class 0xb8, no label */
+{ .addr = V6_LO, .lease = LEASE_HERE, .flowinfo = 0x0b800000 };
 
 FIXTURE_SETUP(connect_flowinfo)
 {
@@ -2174,6 +2261,7 @@ TEST_F(connect_flowinfo, connect)
 		.flr_action = IPV6_FL_A_GET, .flr_flags = IPV6_FL_F_CREATE,
 		.flr_share = IPV6_FL_S_EXCL,
 	};
+	uint32_t flowinfo = variant->flowinfo ?: FLOWLABEL;
 	int l, fd, one = 1, err, ns, home = -1, holder = -1;
 	struct sk_spec none = { .addr = variant->addr };
 	struct bl_why why = { "" };
@@ -2202,14 +2290,17 @@ TEST_F(connect_flowinfo, connect)
 	l = listener(_metadata, variant->addr, PORT_PEER);
 	len = bl_sockaddr_parse(variant->addr, PORT_PEER, &to);
 	ASSERT_NE(0U, len);
-	((struct sockaddr_in6 *)&to)->sin6_flowinfo = htonl(FLOWLABEL);
+	((struct sockaddr_in6 *)&to)->sin6_flowinfo = htonl(flowinfo);
 	fd = socket(AF_INET6, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof(one)));
+	if (!variant->unsent)
+		ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one,
+					sizeof(one)));
 	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
 	EXPECT_EQ(variant->err, err)
-		TH_LOG("connect() to %s with flow label 0x%x: %s, expected %s", variant->addr,
-		       FLOWLABEL, bl_errname(err), bl_errname(variant->err));
+		TH_LOG("connect() to %s with flow info 0x%x%s: %s, expected %s", variant->addr,
+		       flowinfo, variant->unsent ? " unsent" : "", bl_errname(err),
+		       bl_errname(variant->err));
 	close(fd);
 	close(l);
 	if (holder >= 0)
@@ -2585,7 +2676,8 @@ TEST_F(listen_dev, connect)
  * lies in its first 8 bytes. An address of no bytes is EINVAL before its
  * family is read (__inet_stream_connect()): read from the kernel's zeroed
  * copy it would be AF_UNSPEC, which disconnects and returns 0. Of a length
- * enough, an IPv6 address on an IPv4 socket is EAFNOSUPPORT to both.
+ * enough, an address of the other family is EAFNOSUPPORT to both
+(inet6_bind_sk() and tcp_v6_connect() read sin6_family themselves).
  */
 #define RFC2133_LEN	offsetof(struct sockaddr_in6, sin6_scope_id)
 
@@ -2607,6 +2699,8 @@ FIXTURE_VARIANT_ADD(bind_addrlen, v6_rfc2133) { .addr = V6_LO, .len = RFC2133_LE
 FIXTURE_VARIANT_ADD(bind_addrlen, v4_empty) { .addr = V4_LO, .len = 0, .err = EINVAL };
 FIXTURE_VARIANT_ADD(bind_addrlen, v6_on_v4)
 { .addr = V6_LO, .len = sizeof(struct sockaddr_in6), .err = EAFNOSUPPORT, .sock = V4_LO };
+FIXTURE_VARIANT_ADD(bind_addrlen, v4_on_v6)
+{ .addr = V4_LO, .len = sizeof(struct sockaddr_in6), .err = EAFNOSUPPORT, .sock = V6_LO };
 
 FIXTURE_SETUP(bind_addrlen)
 {
@@ -2665,37 +2759,51 @@ TEST_F(bind_addrlen, connect)
  * (port_choice.v6_bind_nonlocal_link_local). An address of RFC 2133's
  * 24 bytes ends before sin6_scope_id: no link to give. A socket whose
  * bound link is gone gets ENODEV, whatever the address but ::.
+ * connect() (tcp_v6_connect()) asks the same of its peer's address, but a
+ * scope naming another link than the socket's is EINVAL there, where
+ * bind() takes the scope's link over the socket's (lo, which lacks the
+ * address: EADDRNOTAVAIL); to a link gone it finds no route, ENETUNREACH
+ * (ENODEV to an IPv4-mapped address, tcp_v4_connect()).
  */
 #define LINK_LOCAL	"fe80::1"
 
 FIXTURE(bind_scope) {};
 
-FIXTURE_VARIANT(bind_scope)
-{
+/* A socket and the address it is given */
+struct scope_sk {
 	const char *addr;
 	bool scope;	/* sin6_scope_id: the link's index */
+	bool scope_lo;	/* sin6_scope_id: lo's index */
 	bool rfc2133;	/* the address given in SIN6_LEN_RFC2133 bytes */
 	bool dev;	/* SO_BINDTODEVICE the link first */
 	bool gone;	/* then delete the link */
-	int err;
+};
+
+FIXTURE_VARIANT(bind_scope)
+{
+	struct scope_sk sk;
+	int err;	/* bind()'s */
+	int cerr;	/* connect()'s */
 };
 
 FIXTURE_VARIANT_ADD(bind_scope, link_local_scope)
-{ .addr = LINK_LOCAL, .scope = true };
+{ .sk = { .addr = LINK_LOCAL, .scope = true } };
 FIXTURE_VARIANT_ADD(bind_scope, link_local_scope_rfc2133)
-{ .addr = LINK_LOCAL, .scope = true, .rfc2133 = true, .err = EINVAL };
+{ .sk = { .addr = LINK_LOCAL, .scope = true, .rfc2133 = true }, .err = EINVAL, .cerr = EINVAL };
 FIXTURE_VARIANT_ADD(bind_scope, link_local_dev)
-{ .addr = LINK_LOCAL, .dev = true };
+{ .sk = { .addr = LINK_LOCAL, .dev = true } };
+FIXTURE_VARIANT_ADD(bind_scope, link_local_dev_scope_lo)
+{ .sk = { .addr = LINK_LOCAL, .dev = true, .scope_lo = true }, .err = EADDRNOTAVAIL, .cerr = EINVAL };
 FIXTURE_VARIANT_ADD(bind_scope, link_local_dev_gone)
-{ .addr = LINK_LOCAL, .dev = true, .gone = true, .err = ENODEV };
+{ .sk = { .addr = LINK_LOCAL, .dev = true, .gone = true }, .err = ENODEV, .cerr = ENETUNREACH };
 FIXTURE_VARIANT_ADD(bind_scope, v6_local_dev_gone)
-{ .addr = "::1", .dev = true, .gone = true, .err = ENODEV };
+{ .sk = { .addr = "::1", .dev = true, .gone = true }, .err = ENODEV, .cerr = ENETUNREACH };
 FIXTURE_VARIANT_ADD(bind_scope, v6_v4mapped_local_dev_gone)
-{ .addr = "::ffff:127.0.0.1", .dev = true, .gone = true, .err = ENODEV };
+{ .sk = { .addr = V4M_LO, .dev = true, .gone = true }, .err = ENODEV, .cerr = ENODEV };
 
 FIXTURE_SETUP(bind_scope)
 {
-	struct sk_spec sk = { .addr = variant->addr, .dev = DEV_OTHER };
+	struct sk_spec sk = { .addr = variant->sk.addr, .dev = DEV_OTHER };
 
 	if (!rows_ready(_metadata, &sk, 1))
 		return;
@@ -2707,36 +2815,81 @@ FIXTURE_TEARDOWN(bind_scope)
 {
 }
 
-TEST_F(bind_scope, bind)
+/* The socket, bound to the link first, the link then gone, and its
+ * address at port.
+ */
+static int scope_sock(struct __test_metadata *_metadata, const struct scope_sk *sk,
+		      uint16_t port, struct sockaddr_in6 *sin6, socklen_t *len)
 {
-	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
-				     .sin6_port = htons(PORT) };
-	socklen_t len = variant->rfc2133 ? offsetof(struct sockaddr_in6, sin6_scope_id) :
-					   sizeof(sin6);
-	int idx = if_nametoindex(OTHER_LINK), fd, err;
-	char dev[IFNAMSIZ] = "";
+	unsigned int idx = if_nametoindex(OTHER_LINK);
+	int fd;
 
-	ASSERT_LT(0, idx);
-	ASSERT_EQ(1, inet_pton(AF_INET6, variant->addr, &sin6.sin6_addr));
-	sin6.sin6_scope_id = variant->scope ? idx : 0;
+	ASSERT_LT(0U, idx);
+	*sin6 = (struct sockaddr_in6){ .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	ASSERT_EQ(1, inet_pton(AF_INET6, sk->addr, &sin6->sin6_addr));
+	sin6->sin6_scope_id = sk->scope_lo ? if_nametoindex("lo") :
+			      sk->scope ? idx : 0;
+	*len = sk->rfc2133 ? offsetof(struct sockaddr_in6, sin6_scope_id) :
+				  sizeof(*sin6);
 	fd = socket(AF_INET6, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
-	if (variant->dev)
+	if (sk->dev)
 		ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE,
 					OTHER_LINK, sizeof(OTHER_LINK)));
-	if (variant->gone)
+	if (sk->gone)
 		ASSERT_EQ(0, bl_link_del(OTHER_LINK));
+	return fd;
+}
+
+/* A bind() or connect() that took the link from the address is bound to it. */
+static void scope_bound(struct __test_metadata *_metadata, int fd)
+{
+	char dev[IFNAMSIZ] = "";
+	socklen_t len = sizeof(dev);
+
+	EXPECT_TRUE(!getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) &&
+		    !strcmp(dev, OTHER_LINK))
+		TH_LOG("bound to device '%s', expected %s", dev, OTHER_LINK);
+}
+
+TEST_F(bind_scope, bind)
+{
+	struct sockaddr_in6 sin6;
+	socklen_t len;
+	int fd, err;
+
+	fd = scope_sock(_metadata, &variant->sk, PORT, &sin6, &len);
 	err = bind(fd, (struct sockaddr *)&sin6, len) ? errno : 0;
 	EXPECT_EQ(variant->err, err)
-		TH_LOG("bind() to %s: %s, expected %s", variant->addr,
+		TH_LOG("bind() to %s: %s, expected %s", variant->sk.addr,
 		       bl_errname(err), bl_errname(variant->err));
-	len = sizeof(dev);
-	/* A bind() that took the link from the address is bound to it. */
 	if (!err)
-		EXPECT_TRUE(!getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) &&
-			    !strcmp(dev, OTHER_LINK))
-			TH_LOG("bound to device '%s', expected %s", dev, OTHER_LINK);
+		scope_bound(_metadata, fd);
 	close(fd);
+}
+
+TEST_F(bind_scope, connect)
+{
+	const struct scope_sk on_link = { .addr = variant->sk.addr, .dev = true };
+	struct sockaddr_in6 sin6;
+	int l = -1, fd, err;
+	socklen_t len;
+
+	if (!variant->cerr) {
+		l = scope_sock(_metadata, &on_link, PORT_PEER, &sin6, &len);
+		ASSERT_EQ(0, bind(l, (struct sockaddr *)&sin6, len));
+		ASSERT_EQ(0, listen(l, 1));
+	}
+	fd = scope_sock(_metadata, &variant->sk, PORT_PEER, &sin6, &len);
+	err = connect(fd, (struct sockaddr *)&sin6, len) ? errno : 0;
+	EXPECT_EQ(variant->cerr, err)
+		TH_LOG("connect() to %s: %s, expected %s", variant->sk.addr,
+		       bl_errname(err), bl_errname(variant->cerr));
+	if (!err)
+		scope_bound(_metadata, fd);
+	close(fd);
+	if (l >= 0)
+		close(l);
 }
 
 /* ---- port_choice: how a port is chosen when none is given ---- */
