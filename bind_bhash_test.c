@@ -1280,7 +1280,10 @@ TEST_F(connect_tuple, open)
  * and tcp_v6_connect() close it on their failure path), once one is free.
  * Not after shutdown(): on a non-blocking connect() refused it finds the
  * socket closed (ENOTCONN) but marks it disconnecting (inet_shutdown()),
- * and connect() is EINVAL from then on, never EISCONN.
+ * and connect() is EINVAL from then on, never EISCONN. An IPv6 socket
+ * whose connect() to an IPv4-mapped address failed is an IPv6 socket
+ * again (tcp_v6_connect() restores its IPv6 operations): it connects to
+ * an IPv6 peer.
  */
 FIXTURE(connect_again) {};
 
@@ -1290,14 +1293,17 @@ FIXTURE_VARIANT(connect_again)
 	bool exhausted;		/* else refused */
 	bool shut;		/* shutdown() after the refusal */
 	int err;		/* of the second connect() */
+	const char *again;	/* the second connect()'s peer; NULL: addr */
 };
 
-FIXTURE_VARIANT_ADD(connect_again, v4_refused) { V4_LO, false, false, 0 };
-FIXTURE_VARIANT_ADD(connect_again, v6_refused) { V6_LO, false, false, 0 };
-FIXTURE_VARIANT_ADD(connect_again, v4_exhausted) { V4_LO, true, false, 0 };
-FIXTURE_VARIANT_ADD(connect_again, v6_exhausted) { V6_LO, true, false, 0 };
-FIXTURE_VARIANT_ADD(connect_again, v4_shut) { V4_LO, false, true, EINVAL };
-FIXTURE_VARIANT_ADD(connect_again, v6_shut) { V6_LO, false, true, EINVAL };
+FIXTURE_VARIANT_ADD(connect_again, v4_refused) { .addr = V4_LO };
+FIXTURE_VARIANT_ADD(connect_again, v6_refused) { .addr = V6_LO };
+FIXTURE_VARIANT_ADD(connect_again, v4_exhausted) { .addr = V4_LO, .exhausted = true };
+FIXTURE_VARIANT_ADD(connect_again, v6_exhausted) { .addr = V6_LO, .exhausted = true };
+FIXTURE_VARIANT_ADD(connect_again, v6_v4mapped_exhausted_v6)
+{ .addr = V4M_LO, .exhausted = true, .again = V6_LO };
+FIXTURE_VARIANT_ADD(connect_again, v4_shut) { .addr = V4_LO, .shut = true, .err = EINVAL };
+FIXTURE_VARIANT_ADD(connect_again, v6_shut) { .addr = V6_LO, .shut = true, .err = EINVAL };
 
 FIXTURE_SETUP(connect_again)
 {
@@ -1314,7 +1320,7 @@ TEST_F(connect_again, connect)
 	struct sockaddr_storage to;
 	struct pollfd pfd;
 	socklen_t len, elen = sizeof(int);
-	int l = -1, first = -1, fd, err;
+	int l = -1, l2 = -1, first = -1, fd, err;
 
 	if (!rows_ready(_metadata, &none, 1))
 		return;
@@ -1351,12 +1357,19 @@ TEST_F(connect_again, connect)
 	} else {
 		l = listener(_metadata, variant->addr, PORT_PEER);
 	}
+	if (variant->again) {
+		l2 = listener(_metadata, variant->again, PORT_PEER);
+		len = bl_sockaddr_parse(variant->again, PORT_PEER, &to);
+		ASSERT_NE(0U, len);
+	}
 	err = connect(fd, (struct sockaddr *)&to, len) ? errno : 0;
 	EXPECT_EQ(variant->err, err)
 		TH_LOG("connect() again on the socket whose connect() failed: %s, expected %s",
 		       bl_errname(err), bl_errname(variant->err));
 	close(fd);
 	close(l);
+	if (l2 >= 0)
+		close(l2);
 }
 
 /*
