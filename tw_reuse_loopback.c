@@ -152,6 +152,8 @@ FIXTURE_VARIANT_ADD(tw_bind, reuse2_v4_new_without_reuseaddr)
 { BIND_ROW(2, "127.0.0.1", "127.0.0.1", TS, false, true, EADDRINUSE, 0) };
 FIXTURE_VARIANT_ADD(tw_bind, reuse0_v4_repaired)
 { BIND_ROW(0, "127.0.0.1", "127.0.0.1", TS, false, false, 0, 0), .repair = true };
+FIXTURE_VARIANT_ADD(tw_bind, reuse0_v6_repaired)
+{ BIND_ROW(0, "::1", "::1", TS, false, false, 0, 0), .repair = true };
 
 FIXTURE_SETUP(tw_bind)
 {
