@@ -1221,6 +1221,83 @@ TEST_F(child_syn, congestion)
 }
 
 /*
+ * ---- child_flowlabel: the flow label an accepted IPv6 connection sends ----
+ *
+ * With bit 1 of net.ipv6.flowlabel_reflect (established flows), a TCP
+ * socket reflects: a listener's child sends with the flow label of the
+ * SYN it was made from (tcp_v6_syn_recv_sock()). The client sends its SYN
+ * with its own label (IPV6_FLOWINFO_SEND) and asks for the labels it
+ * receives (IPV6_FLOWINFO): IPV6_2292PKTOPTIONS reads the last in-order
+ * segment's. Without reflection, and with automatic labels off
+ * (IPV6_AUTOFLOWLABEL, which the child inherits), the child sends none.
+ */
+#define CHILD_LABEL	0x54321
+
+FIXTURE(child_flowlabel) {};
+
+FIXTURE_VARIANT(child_flowlabel)
+{
+	bool reflect;
+};
+
+FIXTURE_VARIANT_ADD(child_flowlabel, v6) { false };
+FIXTURE_VARIANT_ADD(child_flowlabel, v6_reflect) { true };
+
+FIXTURE_SETUP(child_flowlabel)
+{
+}
+
+FIXTURE_TEARDOWN(child_flowlabel)
+{
+}
+
+TEST_F(child_flowlabel, accept)
+{
+	struct sk_spec none = { .addr = V6_LO };
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t)) * 8];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
+	struct sockaddr_in6 to;
+	uint32_t flowinfo = 0;
+	struct cmsghdr *cm;
+	int l, fd, c, one = 1, off = 0;
+	socklen_t len = sizeof(to);
+	char byte = 'x';
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	if (variant->reflect)
+		ASSERT_EQ(0, bl_sysctl_write("net/ipv6/flowlabel_reflect", "1"));
+	l = listener(_metadata, V6_LO, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_IPV6, IPV6_AUTOFLOWLABEL, &off, sizeof(off)));
+	ASSERT_EQ(0, getsockname(l, (struct sockaddr *)&to, &len));
+	to.sin6_flowinfo = htonl(CHILD_LABEL);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO_SEND, &one, sizeof(one)));
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_FLOWINFO, &one, sizeof(one)));
+	ASSERT_EQ(0, bl_tcp_connect(fd, (struct sockaddr_storage *)&to, 0))
+		TH_LOG("connect: %s", strerror(errno));
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, write(c, &byte, 1));
+	ASSERT_EQ(1, read(fd, &byte, 1));
+	len = sizeof(ctl);
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_IPV6, IPV6_2292PKTOPTIONS, &ctl, &len));
+	msg.msg_controllen = len;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_FLOWINFO)
+			memcpy(&flowinfo, CMSG_DATA(cm), sizeof(flowinfo));
+	EXPECT_EQ(variant->reflect ? CHILD_LABEL : 0U, ntohl(flowinfo) & 0xfffff)
+		TH_LOG("the child's segments carry flow label 0x%x", ntohl(flowinfo) & 0xfffff);
+	close(c);
+	close(fd);
+	close(l);
+}
+
+/*
  * ---- connect_tuple: a 4-tuple an open connection holds ----
  *
  * B binds the address and port of an open connection A (both with
@@ -2334,6 +2411,11 @@ TEST_F(connect_flowinfo, connect)
  * answer, echoed (a route recorded, tcp_v4_save_options()), and counts
  * them too (tcp_v4_syn_recv_sock()); no-operations it drops, and IPv6
  * extension headers it does not echo.
+ *
+ * listener: an IPv6 child carries its listener's own extension headers,
+ * a copy (tcp_v6_syn_recv_sock()): getsockopt() reads them, and its MSS
+ * counts them. An IPv4 child carries the SYN's options only, not its
+ * listener's.
  */
 FIXTURE(connect_ipopts) {};
 
@@ -2344,17 +2426,18 @@ FIXTURE_VARIANT(connect_ipopts)
 	unsigned char opt[8];
 	socklen_t len;
 	int child_len;	/* what the child's options take */
+	socklen_t inherit;	/* what a child keeps of its listener's */
 };
 
 /* Four no-operation options (RFC 791). */
 FIXTURE_VARIANT_ADD(connect_ipopts, v4)
-{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 1, 1, 1, 1 }, 4, 0 };
+{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 1, 1, 1, 1 }, 4, 0, 0 };
 /* A hop-by-hop header of one 4-byte PadN option (RFC 8200). */
 FIXTURE_VARIANT_ADD(connect_ipopts, v6)
-{ V6_LO, IPPROTO_IPV6, IPV6_HOPOPTS, { 0, 0, 1, 4 }, 8, 0 };
+{ V6_LO, IPPROTO_IPV6, IPV6_HOPOPTS, { 0, 0, 1, 4 }, 8, 0, 8 };
 /* Record Route with room for one address, then a no-operation. */
 FIXTURE_VARIANT_ADD(connect_ipopts, v4_rr)
-{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 7, 7, 4, 0, 0, 0, 0, 1 }, 8, 8 };
+{ V4_LO, IPPROTO_IP, IP_OPTIONS, { 7, 7, 4, 0, 0, 0, 0, 1 }, 8, 8, 0 };
 
 FIXTURE_SETUP(connect_ipopts)
 {
@@ -2430,6 +2513,37 @@ TEST_F(connect_ipopts, child)
 	EXPECT_EQ(got[0] - variant->child_len, got[1])
 		TH_LOG("the child's TCP_MAXSEG: %d of a plain SYN, %d of one with %u bytes of options",
 		       got[0], got[1], variant->len);
+	close(l);
+}
+
+TEST_F(connect_ipopts, listener)
+{
+	struct sk_spec none = { .addr = variant->addr };
+	unsigned char got[sizeof(variant->opt) + 8];
+	int l, fd, c, i, mss[2];
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	for (i = 0; i < 2; i++) {
+		if (i)
+			ASSERT_EQ(0, setsockopt(l, variant->level, variant->name, variant->opt,
+						variant->len));
+		fd = ipopts_connect(_metadata, variant, l, false, &c);
+		len = sizeof(mss[i]);
+		ASSERT_EQ(0, getsockopt(c, IPPROTO_TCP, TCP_MAXSEG, &mss[i], &len));
+		len = sizeof(got);
+		ASSERT_EQ(0, getsockopt(c, variant->level, variant->name, got, &len));
+		close(c);
+		close(fd);
+	}
+	EXPECT_TRUE(len == variant->inherit && !memcmp(got, variant->opt, len))
+		TH_LOG("the child keeps %u bytes of its listener's options, expected %u",
+		       len, variant->inherit);
+	EXPECT_EQ(mss[0] - (int)variant->inherit, mss[1])
+		TH_LOG("the child's TCP_MAXSEG: %d of a plain listener, %d of one with options",
+		       mss[0], mss[1]);
 	close(l);
 }
 
