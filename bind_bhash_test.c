@@ -1221,6 +1221,35 @@ TEST_F(child_syn, congestion)
 }
 
 /*
+ * The data of fd's IPv6 ancillary item type from IPV6_2292PKTOPTIONS (the
+ * last in-order segment's, or what a child kept of its SYN), at most size
+ * bytes into val; its length, 0 if there is none.
+ */
+static socklen_t pktoption(struct __test_metadata *_metadata, int fd, int type,
+			   void *val, socklen_t size)
+{
+	union {
+		char buf[CMSG_SPACE(256)];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { .msg_control = &ctl };
+	socklen_t len = sizeof(ctl);
+	struct cmsghdr *cm;
+
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_IPV6, IPV6_2292PKTOPTIONS, &ctl, &len))
+		TH_LOG("IPV6_2292PKTOPTIONS: %s", strerror(errno));
+	msg.msg_controllen = len;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != IPPROTO_IPV6 || cm->cmsg_type != type)
+			continue;
+		len = cm->cmsg_len - CMSG_LEN(0);
+		memcpy(val, CMSG_DATA(cm), len < size ? len : size);
+		return len;
+	}
+	return 0;
+}
+
+/*
  * ---- child_flowlabel: the flow label an accepted IPv6 connection sends ----
  *
  * With bit 1 of net.ipv6.flowlabel_reflect (established flows), a TCP
@@ -1254,16 +1283,10 @@ FIXTURE_TEARDOWN(child_flowlabel)
 TEST_F(child_flowlabel, accept)
 {
 	struct sk_spec none = { .addr = V6_LO };
-	union {
-		char buf[CMSG_SPACE(sizeof(uint32_t)) * 8];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr msg = { .msg_control = &ctl, .msg_controllen = sizeof(ctl) };
+	socklen_t len = sizeof(struct sockaddr_in6);
+	int l, fd, c, one = 1, off = 0;
 	struct sockaddr_in6 to;
 	uint32_t flowinfo = 0;
-	struct cmsghdr *cm;
-	int l, fd, c, one = 1, off = 0;
-	socklen_t len = sizeof(to);
 	char byte = 'x';
 
 	if (!rows_ready(_metadata, &none, 1))
@@ -1284,14 +1307,62 @@ TEST_F(child_flowlabel, accept)
 	ASSERT_LE(0, c);
 	ASSERT_EQ(1, write(c, &byte, 1));
 	ASSERT_EQ(1, read(fd, &byte, 1));
-	len = sizeof(ctl);
-	ASSERT_EQ(0, getsockopt(fd, IPPROTO_IPV6, IPV6_2292PKTOPTIONS, &ctl, &len));
-	msg.msg_controllen = len;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_FLOWINFO)
-			memcpy(&flowinfo, CMSG_DATA(cm), sizeof(flowinfo));
+	pktoption(_metadata, fd, IPV6_FLOWINFO, &flowinfo, sizeof(flowinfo));
 	EXPECT_EQ(variant->reflect ? CHILD_LABEL : 0U, ntohl(flowinfo) & 0xfffff)
 		TH_LOG("the child's segments carry flow label 0x%x", ntohl(flowinfo) & 0xfffff);
+	close(c);
+	close(fd);
+	close(l);
+}
+
+/*
+ * ---- child_pktoptions: an IPv6 child reads its SYN's options ----
+ *
+ * A listener that asks for hop-by-hop options (IPV6_RECVHOPOPTS) keeps
+ * those of each SYN for the child it makes (tcp_v6_syn_recv_sock()): before
+ * any data, the child's IPV6_2292PKTOPTIONS gives the SYN's header.
+ */
+FIXTURE(child_pktoptions) {};
+
+FIXTURE_VARIANT(child_pktoptions)
+{
+	const char *addr;
+};
+
+FIXTURE_VARIANT_ADD(child_pktoptions, v6) { V6_LO };
+
+FIXTURE_SETUP(child_pktoptions)
+{
+}
+
+FIXTURE_TEARDOWN(child_pktoptions)
+{
+}
+
+TEST_F(child_pktoptions, accept)
+{
+	/* One hop-by-hop header of one 4-byte PadN option (RFC 8200). */
+	const unsigned char hop[8] = { 0, 0, 1, 4 };
+	struct sk_spec none = { .addr = variant->addr };
+	unsigned char got[sizeof(hop)] = { 0xff };
+	int l, fd, c, one = 1;
+	socklen_t len;
+
+	if (!rows_ready(_metadata, &none, 1))
+		return;
+	l = listener(_metadata, variant->addr, PORT_PEER);
+	ASSERT_EQ(0, setsockopt(l, IPPROTO_IPV6, IPV6_RECVHOPOPTS, &one, sizeof(one)));
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_IPV6, IPV6_HOPOPTS, hop, sizeof(hop)));
+	connect_to(_metadata, fd, l);
+	c = accept(l, NULL, NULL);
+	ASSERT_LE(0, c);
+	len = pktoption(_metadata, c, IPV6_HOPOPTS, got, sizeof(got));
+	/* The sender fills in the next header field (byte 0): compare the rest. */
+	EXPECT_TRUE(len == sizeof(hop) && !memcmp(got + 1, hop + 1, sizeof(hop) - 1))
+		TH_LOG("the child reads %u bytes of its SYN's hop-by-hop header, expected %zu",
+		       len, sizeof(hop));
 	close(c);
 	close(fd);
 	close(l);
