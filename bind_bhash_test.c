@@ -1252,8 +1252,8 @@ static socklen_t pktoption(struct __test_metadata *_metadata, int fd, int type,
 /*
  * ---- child_flowlabel: the flow label an accepted IPv6 connection sends ----
  *
- * With bit 1 of net.ipv6.flowlabel_reflect (established flows), a TCP
- * socket reflects: a listener's child sends with the flow label of the
+ * With net.ipv6.flowlabel_reflect's 1 (FLOWLABEL_REFLECT_ESTABLISHED), a
+ * TCP socket reflects: a listener's child sends with the flow label of the
  * SYN it was made from (tcp_v6_syn_recv_sock()). The client sends its SYN
  * with its own label (IPV6_FLOWINFO_SEND) and asks for the labels it
  * receives (IPV6_FLOWINFO): IPV6_2292PKTOPTIONS reads the last in-order
