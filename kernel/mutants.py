@@ -91,6 +91,8 @@ FILES = ['net/ipv4/af_inet.c', 'net/ipv4/inet_connection_sock.c',
 # Files of entry points only: an entry point there is mutated and walked
 # one call deep, the rest of the file (TCP's state machine) is not.
 BRIDGES = ['net/ipv6/tcp_ipv6.c', 'net/ipv4/tcp_minisocks.c']
+# The files a mutant may change.
+MUTATED = FILES + BRIDGES
 OPS = ('inet_stream_ops', 'inet6_stream_ops', 'tcp_prot', 'tcpv6_prot',
        'ipv4_specific', 'ipv6_specific')
 # Entry point, the programs that see it first. tcp_close() itself (in
@@ -179,7 +181,7 @@ def derive(tree):
     """[(path, function, first programs, entry points)] of the bind path
     of tree: the call graph walked from ROOTS and the SYSCTLS' handlers
     (see FILES)."""
-    defs, ops = definitions(tree, FILES + BRIDGES)
+    defs, ops = definitions(tree, MUTATED)
     names = set(defs)
     roots = ROOTS + [(h, SYSCTL_FIRST) for h in sysctl_handlers(tree)]
     for r, _ in roots:
@@ -202,9 +204,9 @@ def derive(tree):
             for member in re.findall(r'->(\w+)\s*\(', body):
                 out |= ops.get(member, set()) & names
             stack.extend(c for c in sorted(out - seen) if not STOP.search(c))
-    out = []
+    out, entries = [], {r for r, _ in roots}
     for f, via in reached.items():
-        if defs[f][0] not in FILES and f not in [r for r, _ in roots]:
+        if defs[f][0] not in FILES and f not in entries:
             continue
         # The programs of every entry point that reaches f, cheapest first.
         first = []
@@ -213,7 +215,7 @@ def derive(tree):
         first.sort(key=lambda p: p != PC)
         out.append((defs[f][0], f, FIRST.get(f, first),
                     [r for r, _ in via]))
-    return sorted(out, key=lambda x: ((FILES + BRIDGES).index(x[0]), x[1]))
+    return sorted(out, key=lambda x: (MUTATED.index(x[0]), x[1]))
 
 
 def function_lines(lines, name):
@@ -548,7 +550,7 @@ def check_row(r, tree, progs):
     if r.get('operator') not in OPERATORS:
         return '%s: operator %r is none of gen\'s' % (mid, r.get('operator'))
     f = r.get('file')
-    if f not in FILES + BRIDGES:
+    if f not in MUTATED:
         return '%s: file %r is none of the lab\'s' % (mid, f)
     if line > 1000000:
         return '%s: line %d is past any source file' % (mid, line)
@@ -810,7 +812,7 @@ def main(argv):
     elif cmd == 'functions' and len(args) == 1:
         functions(args[0])
     elif cmd == 'files' and not args:
-        print('\n'.join(FILES + BRIDGES))
+        print('\n'.join(MUTATED))
     elif cmd == 'rest' and not args:
         for c in REST:
             print(' '.join(c))
