@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a minimal bootable x86_64 test kernel: tinyconfig plus
-# kernel/config.fragment (and kernel/config.debug for a debug kernel),
-# optionally patched, out of tree and incremental.
+# kernel/config.fragment (and config.debug for a debug kernel, config.leak
+# for a leak kernel), optionally patched, out of tree and incremental.
 
 set -eEuo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -34,6 +34,8 @@ options:
                         debugging); NAME gets "-debug" and O= is OUT-debug
                         (or the default for NAME): a debug build never
                         reconfigures a plain build's directory
+  -l, --leak            a leak kernel: also kernel/config.leak (kmemleak,
+                        on when booted with kmemleak=on); "-leak" as -d
   -j, --jobs N          parallel jobs (default: nproc)
   -h, --help            this text
 A clean git checkout's image is kept in \$BINDLAB_CACHE/images under its
@@ -59,6 +61,8 @@ name=
 out=
 jobs=$(nproc)
 fragments=("$BL_KERNEL_DIR/config.fragment")
+# The extra fragments' mark on NAME and O=.
+suffix=
 
 # GNU order: options before or after the operands (scripts/args.sh).
 bl_args "-t --tree -s --source -p --patch -n --name -o --out -j --jobs" "" "$@"
@@ -71,7 +75,8 @@ while [ $# -gt 0 ]; do
 	-n|--name) bl_need_arg "$1" $# "${2-}"; bl_once --name; name=$2; shift ;;
 	-o|--out) bl_need_arg "$1" $# "${2-}"; bl_once --out; out=$2; shift ;;
 	-j|--jobs) bl_need_arg "$1" $# "${2-}"; bl_once --jobs; jobs=$2; shift ;;
-	-d|--debug) fragments+=("$BL_KERNEL_DIR/config.debug") ;;
+	-d|--debug) bl_once --debug; fragments+=("$BL_KERNEL_DIR/config.debug"); suffix+=-debug ;;
+	-l|--leak) bl_once --leak; fragments+=("$BL_KERNEL_DIR/config.leak"); suffix+=-leak ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
@@ -258,7 +263,7 @@ if [ ${#patches[@]} -gt 0 ]; then
 	variant=patched-$(cat "${patches[@]}" | bl_short_hash)
 fi
 [ -n "$name" ] || name=$variant
-[ ${#fragments[@]} = 1 ] || [[ $name == *-debug ]] || name+=-debug
+[[ $name == *"$suffix" ]] || name+=$suffix
 treekey=$(basename "$tree")-$(printf %s "$tree" | bl_short_hash)
 
 key=$(image_key)
@@ -282,8 +287,8 @@ if [ ${#patches[@]} -gt 0 ]; then
 fi
 if [ -z "$out" ]; then
 	out=$BINDLAB_CACHE/build/$treekey-$name
-elif [ ${#fragments[@]} -gt 1 ]; then
-	out=${out%/}-debug
+elif [ -n "$suffix" ]; then
+	out=${out%/}$suffix
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

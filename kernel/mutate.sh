@@ -35,6 +35,11 @@ options:
   -T, --timeout SEC     the timeout of a VM of the whole collection (default
                         900); a first stage's VM gets at most 240 s
   -C, --collection DIR  installed collection (default kernel/collection.sh's)
+  -l, --leak            leak kernels (kernel/build.sh --leak): the whole
+                        collection's boot runs with kmemleak=on, and a
+                        survivor that leaves an unreferenced object is
+                        killed, vm:leak; the unmutated tree is run so first
+                        and must leave none (2.2x the VM time of stage 2)
   -h, --help            this text
 output: one line per mutant (its verdict and times); the table, rewritten
   after each mutant (JSON and text), with the kernel version and the
@@ -64,7 +69,7 @@ timeout=900
 # left unreclaimed when it is destroyed) is a broken kernel a socket
 # cannot see; the fixed kernel warns nowhere in the collection, and
 # netdev's CI fails a test that leaves a splat too.
-vmopts=(-a tcg --icount -A panic_on_warn=1) coll=''
+vmopts=(-a tcg --icount) append=panic_on_warn=1 coll='' leak=0
 
 # GNU order and --opt=VALUE (scripts/args.sh); mutate takes no operand.
 bl_args "-t --tree -o --out -r --results -m --mutant -n --max -b --budget -T --timeout -C --collection" "" "$@"
@@ -79,6 +84,7 @@ while [ $# -gt 0 ]; do
 	-b|--budget) bl_need_arg "$1" $# "${2-}"; bl_once --budget; budget=$2; shift ;;
 	-T|--timeout) bl_need_arg "$1" $# "${2-}"; bl_once --timeout; timeout=$2; shift ;;
 	-C|--collection) bl_need_arg "$1" $# "${2-}"; bl_once --collection; coll=$2; vmopts+=("$1" "$2"); shift ;;
+	-l|--leak) bl_once --leak; leak=1 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; [ $# -eq 0 ] || bl_usage_error "unknown argument '$1'"; break ;;
 	*) bl_usage_error "unknown argument '$1'" ;;
@@ -190,6 +196,13 @@ guest_script()
 		echo "KSFT_MACHINE_SLOW=$slow $line > s$stage-$k.ktap 2> s$stage-$k.err; rc=\$?;" \
 			"echo \"s$stage-$k \$rc \$(up) $line\" >> times; [ \$rc = 0 ] || exit 1"
 	done
+	# kmemleak reports objects unreferenced at a scan and 5 s old; a
+	# second scan 10 s on (free on the virtual clock) drops what the
+	# first caught in flight. No file "leaks": no scan, never a survivor.
+	# shellcheck disable=SC2016 # the guest's shell expands $k
+	[ "$stage" != 2 ] || [ "$leak" = 0 ] || echo 'k=/sys/kernel/debug/kmemleak;' \
+		'mount -t debugfs none /sys/kernel/debug && echo scan > $k && sleep 10 &&' \
+		'echo scan > $k && cat $k > leaks.tmp && mv leaks.tmp leaks'
 	echo 'exit 0'
 }
 
@@ -217,7 +230,7 @@ failures()
 # programs: the guest cannot tell the two apart in wall time) and killed_by.
 run_stage()
 {
-	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout
+	local id=$1 stage=$2 image=$3 dir script t0 limit=$timeout cmdline=$append
 
 	dir=$mine/$id/s$stage
 	# vm.sh's -o is its own (a new or empty folder); its log beside it.
@@ -229,12 +242,13 @@ run_stage()
 		script=$(mutants reach "$id" "$manifest" | guest_script 1)
 	else
 		script=$(mutants rest | guest_script 2)
+		[ "$leak" = 0 ] || cmdline+=" kmemleak=on"
 	fi
 	t0=$(date +%s.%N)
 	vm_rc=0
 	# bl_run, not a foreground command: a signal is heard at once, not
 	# when the VM ends.
-	bl_run "$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -k "$image" -T "$limit" -o "$dir" \
+	bl_run "$BL_KERNEL_DIR/vm.sh" "${vmopts[@]}" -A "$cmdline" -k "$image" -T "$limit" -o "$dir" \
 		-c "$script" > "$dir.vm.out" 2> "$dir.vm.err" || vm_rc=$?
 	# No times: the guest died before its first program; all of it was boot.
 	[ -f "$dir/times" ] || : > "$dir/times"
@@ -262,7 +276,7 @@ run_mutant()
 	echo "bindlab mutant: $id" >> "$tree/README"
 	t0=$SECONDS
 	rc=0
-	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" -n mutate \
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" "${build_opts[@]}" \
 		> "$mine/build.out" 2> "$mine/build.err" || rc=$?
 	build_s=$((SECONDS - t0))
 	case $rc in
@@ -290,12 +304,46 @@ run_mutant()
 	123) bl_log "$id: both boots died before the command started: not recorded"; return 0 ;;
 	*) bl_die 3 "vm.sh exit $vm_rc for $id (see $mine/$id)" ;;
 	esac
+	if [ "$leak" = 1 ] && [ "$verdict" = survived ] && [ "$vm_rc" = 0 ]; then
+		leaked "$mine/$id/s2"
+		[ "$nleak" = 0 ] || killed=vm:leak verdict=killed
+	fi
 	# A run whose programs passed yet vm.sh says 1: fail closed.
 	if [ "$verdict" = survived ] && [ "$vm_rc" = 1 ]; then
 		verdict=killed killed=vm:status-1
 	fi
 	record "$id" "$verdict" "$build_s" "$(echo "$b1 + $b2" | bc)" \
 		"$(echo "$s1 + $s2" | bc)" "$stage" "$killed"
+}
+
+# nleak: the objects a stage's kmemleak scan reported. No scan (kmemleak
+# off, or out of its own memory) is ours to mend, never a survivor.
+leaked()
+{
+	[ -f "$1/leaks" ] || bl_die 3 "no kmemleak scan in $1 (see its output.log)"
+	nleak=$(grep -c '^unreferenced object' "$1/leaks" || true)
+}
+
+# Before any leak verdict, the unmutated tree's whole collection with
+# kmemleak on: it must pass and leave nothing, or a leak is no mutant's.
+leak_baseline()
+{
+	local image rc=0
+
+	reset_tree
+	bl_run "$BL_KERNEL_DIR/build.sh" --tree "$tree" --out "$out" "${build_opts[@]}" \
+		> "$mine/build.out" 2> "$mine/build.err" || rc=$?
+	[ "$rc" = 0 ] || bl_die 3 "build.sh exit $rc for the unmutated tree (see $mine/build.err)"
+	image=$(tail -n 1 "$mine/build.out")
+	programs=''
+	run_stage unmutated 2 "$image"
+	if [ "$vm_rc" != 0 ] || [ -n "$killed_by" ]; then
+		bl_die 3 "the unmutated tree fails with kmemleak on (vm.sh exit $vm_rc${killed_by:+, $killed_by}; see $mine/unmutated)"
+	fi
+	leaked "$mine/unmutated/s2"
+	[ "$nleak" = 0 ] ||
+		bl_die 3 "the unmutated tree leaks $nleak objects (see $mine/unmutated/s2/leaks): a leak would be no mutant's"
+	bl_log "the unmutated tree leaks nothing in its whole collection ($boot_s s)"
 }
 
 record()
@@ -312,6 +360,8 @@ on_exit() { reset_tree 2> /dev/null || true; }
 trap on_exit EXIT
 bl_trap_signals
 
+build_opts=(-n mutate)
+[ "$leak" = 0 ] || build_opts+=(--leak)
 about
 if [ ${#only[@]} -gt 0 ]; then
 	ids=("${only[@]}")
@@ -327,6 +377,7 @@ else
 	mapfile -t ids <<<"$todo"
 fi
 start=$SECONDS
+[ "$leak" = 0 ] || [ -z "${ids[*]}" ] || leak_baseline
 n=0
 for id in "${ids[@]}"; do
 	[ -n "$id" ] || continue
