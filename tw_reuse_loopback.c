@@ -1317,9 +1317,16 @@ TEST_F(connect_srr, peer)
  * (tcp_timewait_state_process() reschedules its timer): the port stays
  * taken past the first timeout (peer_fin). The timers are those of
  * either family: IPv4 alone checks the silent peer.
+ * TCP_LINGER2 past a minute (linger2_rto_min): the orphan stays a
+ * FIN_WAIT2 socket for what is over 60 s, then waits as a TIME_WAIT one
+ * for the rest, but never under 3.5 RTOs (tcp_time_wait()): 1 s raised
+ * to 7 s by its route's rto_min of 2 s, so the port is still taken 3 s on.
  */
 #define FIN2_TIMEOUT	"1"	/* s, net.ipv4.tcp_fin_timeout */
 #define FIN2_PAST_MS	2000	/* past it, whatever the timer's slack */
+#define FIN2_LINGER2	61	/* s: TCP_LINGER2, 1 s over TCP_TIMEWAIT_LEN */
+#define FIN2_RTO_MIN_MS	2000
+#define FIN2_LINGER2_MS	3000	/* 2 s after close() without the 3.5 RTOs */
 
 FIXTURE(tw_fin_wait2) {};
 
@@ -1327,17 +1334,27 @@ FIXTURE_VARIANT(tw_fin_wait2)
 {
 	const char *addr;
 	bool peer_fin;
-	int err;	/* bind() to the port FIN2_PAST_MS on */
+	int linger2;	/* s, TCP_LINGER2 (0: tcp_fin_timeout's) */
+	int past_ms;	/* how long after close() bind() is tried */
+	int err;	/* bind() to the port then */
 };
 
-FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_fin) { "127.0.0.1", true, EADDRINUSE };
-FIXTURE_VARIANT_ADD(tw_fin_wait2, v6_peer_fin) { "::1", true, EADDRINUSE };
-FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_silent) { "127.0.0.1", false, 0 };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_fin) {
+	"127.0.0.1", true, 0, FIN2_PAST_MS, EADDRINUSE };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v6_peer_fin) {
+	"::1", true, 0, FIN2_PAST_MS, EADDRINUSE };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_silent) {
+	"127.0.0.1", false, 0, FIN2_PAST_MS, 0 };
+FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_linger2_rto_min) {
+	"127.0.0.2", false, FIN2_LINGER2, FIN2_LINGER2_MS, EADDRINUSE };
 
 FIXTURE_SETUP(tw_fin_wait2)
 {
-	if (lo_ready(_metadata, variant->addr))
-		ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fin_timeout", FIN2_TIMEOUT));
+	if (!lo_ready(_metadata, variant->addr))
+		return;
+	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/tcp_fin_timeout", FIN2_TIMEOUT));
+	if (variant->linger2)
+		ASSERT_EQ(0, bl_route_local_rto_min("127.0.0.2/32", FIN2_RTO_MIN_MS));
 }
 
 FIXTURE_TEARDOWN(tw_fin_wait2)
@@ -1355,6 +1372,9 @@ TEST_F(tw_fin_wait2, bind)
 	ASSERT_EQ(0, connect_server(a, variant->addr));
 	b = accept(l, NULL, NULL);
 	ASSERT_LE(0, b);
+	if (variant->linger2)
+		ASSERT_EQ(0, setsockopt(a, IPPROTO_TCP, TCP_LINGER2, &variant->linger2,
+					sizeof(variant->linger2)));
 	close(a);
 	/*
 	 * The peer acks the FIN late (delayed, in pingpong mode): its FIN
@@ -1367,19 +1387,20 @@ TEST_F(tw_fin_wait2, bind)
 	ASSERT_EQ(-EADDRINUSE, err) TH_LOG("bind() beside the FIN_WAIT2: %s", bl_errname(err));
 	if (variant->peer_fin) {
 		close(b);
-		usleep(FIN2_PAST_MS * 1000);
+		usleep(variant->past_ms * 1000);
 	}
 	/* Silent: a free port ends the wait, due any time after 1 s. */
 	for (ms = 0; ; ms += 100) {
 		fd = bound_socket(variant->addr, false, &err);
 		close(fd);
-		if (!err || variant->peer_fin || ms >= FIN2_PAST_MS)
+		if (!err || variant->peer_fin || ms >= variant->past_ms)
 			break;
 		usleep(100 * 1000);
 	}
 	EXPECT_EQ(-variant->err, err)
 		TH_LOG("bind() to port %d %d ms after close(), the peer's FIN %s: %s, expected %s",
-		       CLIENT_PORT, FIN2_PAST_MS, variant->peer_fin ? "taken" : "never sent",
+		       CLIENT_PORT, variant->peer_fin ? variant->past_ms : ms,
+		       variant->peer_fin ? "taken" : "never sent",
 		       bl_errname(err), bl_errname(variant->err));
 	if (!variant->peer_fin)
 		close(b);

@@ -101,6 +101,8 @@ int bl_addr_del(const char *ifname, const char *cidr);
  * NULL a prohibit route, whose sends fail.
  */
 int bl_route_add(const char *cidr, const char *via);
+/* A local route on lo to "addr/plen" whose TCP sockets' RTO is >= ms. */
+int bl_route_local_rto_min(const char *cidr, unsigned int ms);
 int bl_dummy_add(const char *name);
 /* veth pair; peer goes into peer_nsfd unless it is negative. */
 int bl_veth_add(const char *name, const char *peer, int peer_nsfd);

@@ -164,31 +164,70 @@ int bl_addr_del(const char *ifname, const char *cidr)
 	return addr_change(ifname, cidr, RTM_DELADDR);
 }
 
-int bl_route_add(const char *cidr, const char *via)
+/* RTM_NEWROUTE (exclusive) to "addr/plen"; NULL for a bad cidr. */
+static struct nlmsghdr *route_msg(char *buf, const char *cidr, unsigned char table,
+				  unsigned char type, unsigned char scope)
 {
-	unsigned char addr[sizeof(struct in6_addr)], gw[sizeof(struct in6_addr)];
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	unsigned char addr[sizeof(struct in6_addr)];
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	int family;
 	long plen;
 
-	if (parse_cidr(cidr, &family, addr, &plen) ||
-	    (via && inet_pton(family, via, gw) != 1))
-		return -EINVAL;
+	if (parse_cidr(cidr, &family, addr, &plen))
+		return NULL;
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_NEWROUTE;
 	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = plen;
-	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_table = table;
 	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
-	rtm->rtm_type = via ? RTN_UNICAST : RTN_PROHIBIT;
+	rtm->rtm_scope = scope;
+	rtm->rtm_type = type;
 	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
-	if (via)
-		mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, gw);
+	return nlh;
+}
+
+int bl_route_add(const char *cidr, const char *via)
+{
+	unsigned char gw[sizeof(struct in6_addr)];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct rtmsg *rtm;
+	struct nlmsghdr *nlh;
+
+	nlh = route_msg(buf, cidr, RT_TABLE_MAIN, via ? RTN_UNICAST : RTN_PROHIBIT,
+			RT_SCOPE_UNIVERSE);
+	if (!nlh)
+		return -EINVAL;
+	rtm = mnl_nlmsg_get_payload(nlh);
+	if (via) {
+		if (inet_pton(rtm->rtm_family, via, gw) != 1)
+			return -EINVAL;
+		mnl_attr_put(nlh, RTA_GATEWAY, rtm->rtm_family == AF_INET ? 4 : 16, gw);
+	}
+	return rtnl_talk(nlh);
+}
+
+int bl_route_local_rto_min(const char *cidr, unsigned int ms)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct nlattr *mx;
+	int lo = link_index("lo");
+
+	nlh = route_msg(buf, cidr, RT_TABLE_LOCAL, RTN_LOCAL, RT_SCOPE_HOST);
+	if (!nlh)
+		return -EINVAL;
+	if (lo < 0)
+		return lo;
+	mnl_attr_put_u32(nlh, RTA_OIF, lo);
+	mx = mnl_attr_nest_start(nlh, RTA_METRICS);
+	/* TCP reads a route's rto_min only when it is locked (ip route locks it too). */
+	mnl_attr_put_u32(nlh, RTAX_LOCK, 1U << RTAX_RTO_MIN);
+	mnl_attr_put_u32(nlh, RTAX_RTO_MIN, ms);
+	mnl_attr_nest_end(nlh, mx);
 	return rtnl_talk(nlh);
 }
 
