@@ -2282,9 +2282,12 @@ TEST_F(close_group, close)
  * the first MSG_FASTOPEN client a cookie, with which the second one's SYN
  * carries its data, taken at once (TCPI_OPT_SYN_DATA); a listener that is
  * none takes it after the handshake. For the sysctl's, listen() makes the
- * namespace's cookie key (tcp_fastopen_init_key_once()).
+ * namespace's cookie key (tcp_fastopen_init_key_once()). own_key: a key
+ * set with TCP_FASTOPEN_KEY is the listener's own, read back as given
+ * whatever the namespace's, and goes with it (tcp_fastopen_reset_cipher()).
  */
 #define TFO_BACKLOG	8
+#define TFO_KEY_LEN	16U	/* a siphash key, the kernel's TCP_FASTOPEN_KEY_LENGTH */
 FIXTURE(listen_tfo) {};
 
 FIXTURE_VARIANT(listen_tfo)
@@ -2370,6 +2373,27 @@ TEST_F(listen_tfo, syn_data)
 		TH_LOG("tcp_fastopen=%s: the second client's SYN data %s", variant->sysctl,
 		       ti.tcpi_options & TCPI_OPT_SYN_DATA ? "taken" : "not taken");
 	close(l);
+}
+
+TEST_F(listen_tfo, own_key)
+{
+	static const unsigned char key[TFO_KEY_LEN] = "bindlab's key 1";
+	unsigned char got[2 * TFO_KEY_LEN] = { 0 };
+	struct sk_spec sk = { .addr = V4_LO };
+	socklen_t len = sizeof(got);
+	int fd;
+
+	if (!rows_ready(_metadata, &sk, 1))
+		return;
+	fd = tfo_listener(_metadata, variant);
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_KEY, key, sizeof(key)))
+		TH_LOG("TCP_FASTOPEN_KEY: %s", strerror(errno));
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_KEY, got, &len));
+	EXPECT_EQ(TFO_KEY_LEN, len);
+	EXPECT_EQ(0, memcmp(key, got, sizeof(key)))
+		TH_LOG("tcp_fastopen=%s: the listener's TCP_FASTOPEN_KEY reads back otherwise",
+		       variant->sysctl);
+	close(fd);
 }
 
 /*
