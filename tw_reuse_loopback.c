@@ -18,7 +18,8 @@
  * (ooo_close), a Fast Open client shown a FIN past a hole turns Fast
  * Open off (tfo_blackhole), accepted connections number their packets
  * apart (child_ipid). And what a connection leaves for a while besides:
- * the flow label it sent with (flowlabel_linger).
+ * the flow label it sent with (flowlabel_linger), the RTT it measured
+ * (tw_metrics).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -1404,6 +1405,113 @@ TEST_F(tw_fin_wait2, bind)
 		       bl_errname(err), bl_errname(variant->err));
 	if (!variant->peer_fin)
 		close(b);
+	close(l);
+}
+
+/*
+ * ---- tw_metrics: a connection's RTT seeds the next one's first RTO ----
+ *
+ * A connection that ends in TIME_WAIT leaves its smoothed RTT in the
+ * namespace's TCP metrics of its two addresses (tcp_time_wait() saves
+ * it), and the next connection between them starts with an RTO of that
+ * RTT over the 200 ms minimum (tcp_init_metrics()), not its handshake's
+ * own microseconds'. The peer here delays each ACK (TCP_QUICKACK off
+ * before each byte), so the first connection's RTT is tens of ms; the
+ * RTT saved is that, less the samples of the close's ACKs, in jiffies
+ * (rounded down): a third of it is left at HZ 100 and over.
+ */
+#define METRICS_SENDS	8
+#define METRICS_RTT_US	10000U	/* at least, with each ACK delayed */
+#define RTO_MIN_US	200000	/* TCP_RTO_MIN, tcp_rto_min_us's default */
+
+FIXTURE(tw_metrics) {};
+
+FIXTURE_VARIANT(tw_metrics)
+{
+	const char *src, *dst;
+};
+
+FIXTURE_VARIANT_ADD(tw_metrics, v4) { "127.0.0.2", "127.0.0.1" };
+
+FIXTURE_SETUP(tw_metrics)
+{
+	lo_ready(_metadata, variant->dst);
+}
+
+FIXTURE_TEARDOWN(tw_metrics)
+{
+}
+
+/* A socket of src's, its port the kernel's, connected to dst's server. */
+static int connect_from(const char *src, const char *dst)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = bl_sockaddr_parse(src, 0, &ss);
+	int fd, err;
+
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&ss, len)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = connect_server(fd, dst);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static struct tcp_info tcp_info_of(int fd)
+{
+	struct tcp_info ti = { 0 };
+	socklen_t len = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		ti.tcpi_rto = 0;
+	return ti;
+}
+
+TEST_F(tw_metrics, rto)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int l, c, a, i, ms, zero = 0;
+	char buf[METRICS_SENDS];
+	unsigned int rtt, rto;
+
+	l = bl_tcp_listen(variant->dst, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->dst, strerror(-l));
+	c = connect_from(variant->src, variant->dst);
+	ASSERT_LE(0, c) TH_LOG("connect() from %s: %s", variant->src, bl_errname(c));
+	a = accept(l, NULL, NULL);
+	ASSERT_LE(0, a);
+	for (i = 0; i < METRICS_SENDS; i++) {
+		ASSERT_EQ(0, setsockopt(a, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero)));
+		ASSERT_EQ(1, send(c, "x", 1, 0));
+		for (ms = 0; tcp_info_of(c).tcpi_unacked && ms < FIN_MS; ms++)
+			usleep(1000);
+	}
+	rtt = tcp_info_of(c).tcpi_rtt;
+	ASSERT_LE(METRICS_RTT_US, rtt) TH_LOG("the peer acked at once: RTT %u us", rtt);
+	ASSERT_EQ(0, getsockname(c, (struct sockaddr *)&ss, &len));
+	close(c);
+	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, bl_sockaddr_port(&ss), 1, FIN_MS));
+	/* Read: a close() with bytes unread resets, and no TIME_WAIT follows. */
+	ASSERT_EQ(METRICS_SENDS, recv(a, buf, sizeof(buf), MSG_WAITALL));
+	close(a);
+	ASSERT_EQ(0, bl_tcp_wait(TCP_TIME_WAIT, bl_sockaddr_port(&ss), 1, FIN_MS));
+	c = connect_from(variant->src, variant->dst);
+	ASSERT_LE(0, c) TH_LOG("the second connect() from %s: %s", variant->src,
+			       bl_errname(c));
+	rto = tcp_info_of(c).tcpi_rto;
+	EXPECT_LE(RTO_MIN_US + rtt / 3, rto)
+		TH_LOG("the first connection's RTT %u us; the second's first RTO %u us",
+		       rtt, rto);
+	close(c);
 	close(l);
 }
 
