@@ -19,7 +19,8 @@
  * Open off (tfo_blackhole), accepted connections number their packets
  * apart (child_ipid). And what a connection leaves for a while besides:
  * the flow label it sent with (flowlabel_linger), the RTT it measured
- * (tw_metrics).
+ * (tw_metrics); and what it keeps while it lasts: the route its segments
+ * come in by (route_flush).
  *
  * The churn benchmark of that commit is a program of its own
  * (bench/bind_churn.c), outside the kselftests.
@@ -1511,6 +1512,70 @@ TEST_F(tw_metrics, rto)
 	EXPECT_LE(RTO_MIN_US + rtt / 3, rto)
 		TH_LOG("the first connection's RTT %u us; the second's first RTO %u us",
 		       rtt, rto);
+	close(c);
+	close(l);
+}
+
+/*
+ * ---- route_flush: a connection's bytes past a change of the routes ----
+ *
+ * An established socket keeps the route its segments come in by
+ * (sk_rx_dst). A change of the namespace's routes (here an address
+ * added) makes it stale: the next segment drops it and is routed afresh
+ * (tcp_v4_do_rcv(), tcp_v6_do_rcv()), and the bytes sent after the change
+ * arrive both ways.
+ */
+FIXTURE(route_flush) {};
+
+FIXTURE_VARIANT(route_flush)
+{
+	const char *addr, *cidr;
+};
+
+FIXTURE_VARIANT_ADD(route_flush, v4) { "127.0.0.1", "10.9.0.1/32" };
+FIXTURE_VARIANT_ADD(route_flush, v6) { "::1", "fd09::1/128" };
+
+FIXTURE_SETUP(route_flush)
+{
+	lo_ready(_metadata, variant->addr);
+}
+
+FIXTURE_TEARDOWN(route_flush)
+{
+}
+
+/* One byte from fd to peer, received within FIN_MS: 0 or -errno. */
+static int byte_across(int fd, int peer, char byte)
+{
+	struct pollfd p = { .fd = peer, .events = POLLIN };
+	char got;
+
+	if (send(fd, &byte, 1, 0) != 1)
+		return -errno;
+	if (poll(&p, 1, FIN_MS) != 1)
+		return -ETIMEDOUT;
+	if (recv(peer, &got, 1, 0) != 1)
+		return -EIO;
+	return got == byte ? 0 : -EBADMSG;
+}
+
+TEST_F(route_flush, bytes)
+{
+	int l, c, a;
+
+	l = bl_tcp_listen(variant->addr, SERVER_PORT);
+	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
+	c = connect_from(variant->addr, variant->addr);
+	ASSERT_LE(0, c) TH_LOG("connect() from %s: %s", variant->addr, bl_errname(c));
+	a = accept(l, NULL, NULL);
+	ASSERT_LE(0, a);
+	/* Both ends now hold the route their segments came in by. */
+	ASSERT_EQ(0, byte_across(c, a, 'a'));
+	ASSERT_EQ(0, byte_across(a, c, 'b'));
+	ASSERT_EQ(0, bl_addr_add("lo", variant->cidr));
+	EXPECT_EQ(0, byte_across(c, a, 'c'));
+	EXPECT_EQ(0, byte_across(a, c, 'd'));
+	close(a);
 	close(c);
 	close(l);
 }
