@@ -1322,13 +1322,14 @@ TEST_F(connect_srr, peer)
  * TCP_LINGER2 past a minute (linger2_rto_min): the orphan stays a
  * FIN_WAIT2 socket for what is over 60 s, then waits as a TIME_WAIT one
  * for the rest, but never under 3.5 RTOs (tcp_time_wait()): 1 s raised
- * to 7 s by its route's rto_min of 2 s, so the port is still taken 3 s on.
+ * to 7 s by its route's rto_min of 2 s, so the port is still taken 2.5 s on.
  */
 #define FIN2_TIMEOUT	"1"	/* s, net.ipv4.tcp_fin_timeout */
-#define FIN2_PAST_MS	2000	/* past it, whatever the timer's slack */
+#define FIN2_PAST_MS	1500	/* past it, whatever the timer's slack (1/8) */
+#define FIN2_SILENT_MS	2000	/* the latest a silent peer's port is free */
 #define FIN2_LINGER2	61	/* s: TCP_LINGER2, 1 s over TCP_TIMEWAIT_LEN */
 #define FIN2_RTO_MIN_MS	2000
-#define FIN2_LINGER2_MS	3000	/* 2 s after close() without the 3.5 RTOs */
+#define FIN2_LINGER2_MS	2500	/* past 2 s after close(), without 3.5 RTOs */
 
 FIXTURE(tw_fin_wait2) {};
 
@@ -1346,7 +1347,7 @@ FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_fin) {
 FIXTURE_VARIANT_ADD(tw_fin_wait2, v6_peer_fin) {
 	"::1", true, 0, FIN2_PAST_MS, EADDRINUSE };
 FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_peer_silent) {
-	"127.0.0.1", false, 0, FIN2_PAST_MS, 0 };
+	"127.0.0.1", false, 0, FIN2_SILENT_MS, 0 };
 FIXTURE_VARIANT_ADD(tw_fin_wait2, v4_linger2_rto_min) {
 	"127.0.0.2", false, FIN2_LINGER2, FIN2_LINGER2_MS, EADDRINUSE };
 
