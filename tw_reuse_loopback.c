@@ -1467,6 +1467,18 @@ static int connect_from(const char *src, const char *dst)
 	return fd;
 }
 
+/* A listener on dst's server port, a connection from src, its accepted end. */
+static void connection(struct __test_metadata *_metadata, const char *src,
+		       const char *dst, int *l, int *c, int *a)
+{
+	*l = bl_tcp_listen(dst, SERVER_PORT);
+	ASSERT_LE(0, *l) TH_LOG("listen on %s: %s", dst, strerror(-*l));
+	*c = connect_from(src, dst);
+	ASSERT_LE(0, *c) TH_LOG("connect() from %s: %s", src, bl_errname(*c));
+	*a = accept(*l, NULL, NULL);
+	ASSERT_LE(0, *a);
+}
+
 static struct tcp_info tcp_info_of(int fd)
 {
 	struct tcp_info ti = { 0 };
@@ -1485,12 +1497,7 @@ TEST_F(tw_metrics, rto)
 	char buf[METRICS_SENDS];
 	unsigned int rtt, rto;
 
-	l = bl_tcp_listen(variant->dst, SERVER_PORT);
-	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->dst, strerror(-l));
-	c = connect_from(variant->src, variant->dst);
-	ASSERT_LE(0, c) TH_LOG("connect() from %s: %s", variant->src, bl_errname(c));
-	a = accept(l, NULL, NULL);
-	ASSERT_LE(0, a);
+	connection(_metadata, variant->src, variant->dst, &l, &c, &a);
 	for (i = 0; i < METRICS_SENDS; i++) {
 		ASSERT_EQ(0, setsockopt(a, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero)));
 		ASSERT_EQ(1, send(c, "x", 1, 0));
@@ -1564,12 +1571,7 @@ TEST_F(route_flush, bytes)
 {
 	int l, c, a;
 
-	l = bl_tcp_listen(variant->addr, SERVER_PORT);
-	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
-	c = connect_from(variant->addr, variant->addr);
-	ASSERT_LE(0, c) TH_LOG("connect() from %s: %s", variant->addr, bl_errname(c));
-	a = accept(l, NULL, NULL);
-	ASSERT_LE(0, a);
+	connection(_metadata, variant->addr, variant->addr, &l, &c, &a);
 	/* Both ends now hold the route their segments came in by. */
 	ASSERT_EQ(0, byte_across(c, a, 'a'));
 	ASSERT_EQ(0, byte_across(a, c, 'b'));
