@@ -39,7 +39,7 @@ options:
                         collection's boot runs with kmemleak=on, and a
                         survivor that leaves an unreferenced object is
                         killed, vm:leak; the unmutated tree is run so first
-                        and must leave none (2.2x the VM time of stage 2)
+                        and must leave none (stage 2's VM about 1.5x as long)
   -h, --help            this text
 output: one line per mutant (its verdict and times); the table, rewritten
   after each mutant (JSON and text), with the kernel version and the
