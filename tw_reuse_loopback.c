@@ -181,11 +181,11 @@ FIXTURE_TEARDOWN(tw_bind)
 		close(self->lfd);
 }
 
-/* A socket bound to src:CLIENT_PORT; bind()'s -errno in *err. */
-static int bound_socket(const char *src, bool reuseaddr, int *err)
+/* A socket bound to src:port; bind()'s -errno in *err. */
+static int bound_socket(const char *src, uint16_t port, bool reuseaddr, int *err)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = bl_sockaddr_parse(src, CLIENT_PORT, &ss);
+	socklen_t len = bl_sockaddr_parse(src, port, &ss);
 	int one = 1, fd;
 
 	*err = 0;
@@ -277,7 +277,7 @@ TEST_F(tw_bind, takeover)
 	int fd, err, seq_err = 0, ts_err = 0, ms;
 	long tw, tw_all = 0;
 
-	fd = bound_socket(variant->src, !variant->old_plain, &err);
+	fd = bound_socket(variant->src, CLIENT_PORT, !variant->old_plain, &err);
 	ASSERT_EQ(0, err) TH_LOG("first bind: %s", bl_errname(err));
 	ASSERT_EQ(0, connect_server(fd, variant->dst));
 	err = sent_seq(fd, !variant->old_plain, &old_seq);
@@ -296,7 +296,7 @@ TEST_F(tw_bind, takeover)
 		TH_LOG("sockstat: TCP sockets in use besides the listener after TIME_WAIT");
 
 	/* No wait: the reuse delay does not apply to explicit binds. */
-	fd = bound_socket(variant->src, !variant->new_plain, &err);
+	fd = bound_socket(variant->src, CLIENT_PORT, !variant->new_plain, &err);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-variant->bind_err, err)
 		TH_LOG("bind() onto the TIME_WAIT port: %s, expected %s",
@@ -736,7 +736,7 @@ TEST_F(tw_exit_other, kept)
 
 	l = bl_tcp_listen(variant->addr, SERVER_PORT);
 	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
-	fd = bound_socket(variant->addr, false, &err);
+	fd = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 	ASSERT_EQ(0, err) TH_LOG("bind to port %d: %s", CLIENT_PORT, bl_errname(err));
 	ASSERT_EQ(0, connect_server(fd, variant->addr));
 	ASSERT_EQ(0, bl_tcp_time_wait(fd, l, FIN_MS));
@@ -750,7 +750,7 @@ TEST_F(tw_exit_other, kept)
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("no new namespace: status %#x", status);
 	usleep(EXIT_SETTLE_MS * 1000);
-	fd = bound_socket(variant->addr, false, &err);
+	fd = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 	close(fd);
 	EXPECT_EQ(-EADDRINUSE, err)
 		TH_LOG("bind() beside this namespace's TIME_WAIT, after another's end: %s",
@@ -1338,7 +1338,7 @@ FIXTURE_VARIANT(tw_fin_wait2)
 	const char *addr;
 	bool peer_fin;
 	int linger2;	/* s, TCP_LINGER2 (0: tcp_fin_timeout's) */
-	int past_ms;	/* how long after close() bind() is tried */
+	int past_ms;	/* how long after the last close() bind() is tried */
 	int err;	/* bind() to the port then */
 };
 
@@ -1370,7 +1370,7 @@ TEST_F(tw_fin_wait2, bind)
 
 	l = bl_tcp_listen(variant->addr, SERVER_PORT);
 	ASSERT_LE(0, l) TH_LOG("listen on %s: %s", variant->addr, strerror(-l));
-	a = bound_socket(variant->addr, false, &err);
+	a = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 	ASSERT_EQ(0, err) TH_LOG("bind to port %d: %s", CLIENT_PORT, bl_errname(err));
 	ASSERT_EQ(0, connect_server(a, variant->addr));
 	b = accept(l, NULL, NULL);
@@ -1385,7 +1385,7 @@ TEST_F(tw_fin_wait2, bind)
 	 */
 	ASSERT_EQ(0, bl_tcp_wait(TCP_FIN_WAIT2, CLIENT_PORT, 1, FIN_MS));
 	/* Taken by the FIN_WAIT2, however it ends. */
-	fd = bound_socket(variant->addr, false, &err);
+	fd = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 	close(fd);
 	ASSERT_EQ(-EADDRINUSE, err) TH_LOG("bind() beside the FIN_WAIT2: %s", bl_errname(err));
 	if (variant->peer_fin) {
@@ -1394,7 +1394,7 @@ TEST_F(tw_fin_wait2, bind)
 	}
 	/* Silent: a free port ends the wait, due any time after 1 s. */
 	for (ms = 0; ; ms += 100) {
-		fd = bound_socket(variant->addr, false, &err);
+		fd = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 		close(fd);
 		if (!err || variant->peer_fin || ms >= variant->past_ms)
 			break;
@@ -1447,19 +1447,12 @@ FIXTURE_TEARDOWN(tw_metrics)
 /* A socket of src's, its port the kernel's, connected to dst's server. */
 static int connect_from(const char *src, const char *dst)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = bl_sockaddr_parse(src, 0, &ss);
-	int fd, err;
+	int err, fd = bound_socket(src, 0, false, &err);
 
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&ss, len)) {
-		err = -errno;
-		close(fd);
 		return err;
-	}
-	err = connect_server(fd, dst);
+	if (!err)
+		err = connect_server(fd, dst);
 	if (err) {
 		close(fd);
 		return err;
@@ -1479,13 +1472,12 @@ static void connection(struct __test_metadata *_metadata, const char *src,
 	ASSERT_LE(0, *a);
 }
 
-static struct tcp_info tcp_info_of(int fd)
+static struct tcp_info tcp_info_of(struct __test_metadata *_metadata, int fd)
 {
 	struct tcp_info ti = { 0 };
 	socklen_t len = sizeof(ti);
 
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
-		ti.tcpi_rto = 0;
+	ASSERT_EQ(0, getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len));
 	return ti;
 }
 
@@ -1501,10 +1493,10 @@ TEST_F(tw_metrics, rto)
 	for (i = 0; i < METRICS_SENDS; i++) {
 		ASSERT_EQ(0, setsockopt(a, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof(zero)));
 		ASSERT_EQ(1, send(c, "x", 1, 0));
-		for (ms = 0; tcp_info_of(c).tcpi_unacked && ms < FIN_MS; ms++)
+		for (ms = 0; tcp_info_of(_metadata, c).tcpi_unacked && ms < FIN_MS; ms++)
 			usleep(1000);
 	}
-	rtt = tcp_info_of(c).tcpi_rtt;
+	rtt = tcp_info_of(_metadata, c).tcpi_rtt;
 	ASSERT_LE(METRICS_RTT_US, rtt) TH_LOG("the peer acked at once: RTT %u us", rtt);
 	ASSERT_EQ(0, getsockname(c, (struct sockaddr *)&ss, &len));
 	close(c);
@@ -1516,7 +1508,7 @@ TEST_F(tw_metrics, rto)
 	c = connect_from(variant->src, variant->dst);
 	ASSERT_LE(0, c) TH_LOG("the second connect() from %s: %s", variant->src,
 			       bl_errname(c));
-	rto = tcp_info_of(c).tcpi_rto;
+	rto = tcp_info_of(_metadata, c).tcpi_rto;
 	EXPECT_LE(RTO_MIN_US + rtt / 3, rto)
 		TH_LOG("the first connection's RTT %u us; the second's first RTO %u us",
 		       rtt, rto);
