@@ -569,6 +569,8 @@ TEST_F(bind_children, bind)
 #define ROUTE_CLIENTS	8
 #define ROUTE_LINK	"bl_route"
 #define ROUTE_PEER	"bl_route_peer"
+/* Bound on a link or an address carrying traffic (lib/addrwait.c). */
+#define ROUTE_READY_MS	5000
 
 FIXTURE(child_route) {};
 
@@ -617,6 +619,12 @@ static long route_drops(int l)
 	return mem[SK_MEMINFO_DROPS];
 }
 
+/* "addr/plen" on link, once traffic can reach it; 0 or -errno. */
+static int route_addr_add(const char *link, const char *cidr)
+{
+	return bl_addr_add(link, cidr) ?: bl_addr_wait(cidr, ROUTE_READY_MS);
+}
+
 /*
  * The server's address on one end of a veth pair, the clients' namespace
  * *ns behind the other; *home is this one. false: skipped, return.
@@ -641,12 +649,16 @@ static bool route_pair(struct __test_metadata *_metadata, const char *server,
 	/* The clients' data comes from an address with no route back. */
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/conf/all/rp_filter", "0"));
 	ASSERT_EQ(0, bl_sysctl_write("net/ipv4/conf/" ROUTE_LINK "/rp_filter", "0"));
-	ASSERT_EQ(0, bl_addr_add(ROUTE_LINK, server));
+	/* Links up first: an IPv6 address gets its route only on a link up. */
 	ASSERT_EQ(0, bl_link_up(ROUTE_LINK));
 	ASSERT_EQ(0, bl_netns_switch(*ns));
-	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, client));
 	ASSERT_EQ(0, bl_link_up(ROUTE_PEER));
+	ASSERT_EQ(0, route_addr_add(ROUTE_PEER, client));
 	ASSERT_EQ(0, bl_netns_switch(*home));
+	ASSERT_EQ(0, bl_link_wait(ROUTE_LINK, ROUTE_READY_MS))
+		TH_LOG("%s does not transmit %d ms after its peer came up",
+		       ROUTE_LINK, ROUTE_READY_MS);
+	ASSERT_EQ(0, route_addr_add(ROUTE_LINK, server));
 	return true;
 }
 
@@ -686,7 +698,7 @@ TEST_F(child_route, gateway)
 	pfd = (struct pollfd){ .fd = l, .events = POLLIN };
 	ASSERT_EQ(0, bl_route_add(variant->far, route_host(variant->client, gw)));
 	ASSERT_EQ(0, bl_netns_switch(ns));
-	ASSERT_EQ(0, bl_addr_add(ROUTE_PEER, variant->far));
+	ASSERT_EQ(0, route_addr_add(ROUTE_PEER, variant->far));
 	flen = bl_sockaddr_parse(route_host(variant->far, host), 0, &far);
 	ASSERT_NE(0U, flen);
 	fd = socket(srv.ss_family, SOCK_STREAM, 0);
@@ -3030,7 +3042,7 @@ FIXTURE_SETUP(bind_scope)
 	if (!rows_ready(_metadata, &sk, 1))
 		return;
 	ASSERT_EQ(0, bl_link_up(OTHER_LINK));
-	ASSERT_EQ(0, bl_addr_add(OTHER_LINK, LINK_LOCAL "/64"));
+	ASSERT_EQ(0, route_addr_add(OTHER_LINK, LINK_LOCAL "/64"));
 }
 
 FIXTURE_TEARDOWN(bind_scope)

@@ -53,7 +53,6 @@ static const char * const lo_addrs[] = {
 static int lo_addrs_up(bool v6, struct bl_why *why)
 {
 	const char * const *c;
-	char host[64];
 	int err;
 
 	err = bl_link_up("lo");
@@ -62,10 +61,7 @@ static int lo_addrs_up(bool v6, struct bl_why *why)
 	for (c = lo_addrs; *c; c++) {
 		if (!v6 && strchr(*c, ':'))
 			continue;
-		err = bl_addr_add("lo", *c);
-		snprintf(host, sizeof(host), "%.*s", (int)strcspn(*c, "/"), *c);
-		if (!err)
-			err = bl_addr_wait(host, ADDR_MS);
+		err = bl_addr_add("lo", *c) ?: bl_addr_wait(*c, ADDR_MS);
 		if (err)
 			return bl_why_set(why, err, "%s on lo: %s", *c, strerror(-err));
 	}

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An IPv6 address is not usable yet when RTM_NEWADDR is acknowledged:
- * its local route is inserted by the DAD work, from a workqueue even with
- * IFA_F_NODAD, and only once the link is up. Until then a connect() to it
- * fails with ENETUNREACH, or worse, leaves through a prefix route. IPv4
- * local routes are in place by the time the request is acknowledged.
+ * Links and addresses that carry traffic later than rtnetlink acknowledges
+ * them, from work that needs the RTNL: on a busy machine (other
+ * namespaces being torn down) seconds later, and what is sent meanwhile
+ * is dropped or misrouted, a SYN sent again a second later.
+ *
+ * An IPv6 address's local route is inserted by the DAD work, from a
+ * workqueue even with IFA_F_NODAD, and only once the link is up. Until
+ * then a connect() to it fails with ENETUNREACH, or worse, leaves through
+ * a prefix route. IPv4 local routes are in place by the time the request
+ * is acknowledged.
+ *
+ * A veth end brought up before its peer gets its carrier when the peer
+ * comes up, but its transmit queues only from the link watch
+ * (dev_activate()), which sets its operstate up just before:
+ * bl_link_wait() in netns.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,12 +64,14 @@ static int ipv6_local_route(const struct in6_addr *a)
 	return found;
 }
 
-int bl_addr_wait(const char *host, int ms)
+int bl_addr_wait(const char *addr, int ms)
 {
 	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
+	char host[INET6_ADDRSTRLEN + 1];
 	struct in6_addr a;
 	int ret;
 
+	snprintf(host, sizeof(host), "%.*s", (int)strcspn(addr, "/"), addr);
 	if (inet_pton(AF_INET6, host, &a) != 1)
 		return inet_pton(AF_INET, host, &a) == 1 ? 0 : -EINVAL;
 	for (;;) {

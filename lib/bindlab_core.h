@@ -93,6 +93,13 @@ int bl_netns_is_initial(struct bl_why *why);
 int bl_link_up(const char *ifname);
 int bl_link_set_up(const char *ifname, bool up);
 bool bl_link_is_up(const char *ifname);
+/*
+ * Wait until a link that is up transmits: a veth end brought up before
+ * its peer does only once the link watch has run (lib/addrwait.c), and
+ * says so in its operstate, up. 0, -ETIMEDOUT after ms (a link without
+ * its carrier, and lo, whose operstate stays unknown), or -errno.
+ */
+int bl_link_wait(const char *ifname, int ms);
 /* "addr/plen" on ifname; IPv6 addresses get IFA_F_NODAD. */
 int bl_addr_add(const char *ifname, const char *cidr);
 int bl_addr_del(const char *ifname, const char *cidr);
@@ -329,11 +336,12 @@ int64_t bl_tcp_diag_cookie(int family, uint32_t states, uint16_t sport, uint16_t
 /* ---- addrwait.c ---- */
 
 /*
- * Wait until a local address (no prefix length) can be reached: IPv6
+ * Wait until a local address ("addr" or "addr/plen") can be reached: IPv6
  * ones get their local route after RTM_NEWADDR is acknowledged, and only
  * on a link that is up. 0, or -ETIMEDOUT after ms.
  */
-int bl_addr_wait(const char *host, int ms);
+int bl_addr_wait(const char *addr, int ms);
+
 
 /* ---- tcpconn.c: connections with a known ending ---- */
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include <libmnl/libmnl.h>
+#include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -26,8 +27,11 @@
 
 #include "bindlab_core.h"
 
-/* Send one request and wait for its ACK; returns 0 or -errno. */
-static int rtnl_talk(struct nlmsghdr *nlh)
+/*
+ * Send one request and wait for its ACK, or with cb its one reply, which
+ * cb reads; returns 0 or -errno.
+ */
+static int rtnl_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -44,7 +48,7 @@ static int rtnl_talk(struct nlmsghdr *nlh)
 	portid = mnl_socket_get_portid(nl);
 	seq = time(NULL);
 	nlh->nlmsg_seq = seq;
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | (cb ? 0 : NLM_F_ACK);
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		err = -errno;
 		goto out;
@@ -55,11 +59,16 @@ static int rtnl_talk(struct nlmsghdr *nlh)
 		goto out;
 	}
 	/* An ACK is an NLMSG_ERROR with error 0; mnl_cb_run maps it to errno. */
-	if (mnl_cb_run(buf, ret, seq, portid, NULL, NULL) < 0)
+	if (mnl_cb_run(buf, ret, seq, portid, cb, data) < 0)
 		err = -errno;
 out:
 	mnl_socket_close(nl);
 	return err;
+}
+
+static int rtnl_talk(struct nlmsghdr *nlh)
+{
+	return rtnl_request(nlh, NULL, NULL);
 }
 
 static int link_index(const char *ifname)
@@ -91,6 +100,60 @@ int bl_link_set_up(const char *ifname, bool up)
 int bl_link_up(const char *ifname)
 {
 	return bl_link_set_up(ifname, true);
+}
+
+static int operstate_attr(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == IFLA_OPERSTATE &&
+	    !mnl_attr_validate(attr, MNL_TYPE_U8))
+		*(int *)data = mnl_attr_get_u8(attr);
+	return MNL_CB_OK;
+}
+
+static int operstate_reply(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), operstate_attr, data);
+}
+
+/* The link's operstate (IF_OPER_*), or -errno. */
+static int link_operstate(const char *ifname)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	int idx = link_index(ifname), state = -ENODATA, err;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifm;
+
+	if (idx < 0)
+		return idx;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = idx;
+	err = rtnl_request(nlh, operstate_reply, &state);
+	return err ? err : state;
+}
+
+/*
+ * The link watch sets the operstate (rfc2863_policy()) just before it
+ * activates the queues. IFF_RUNNING will not do: it also stands for an
+ * operstate not yet known, as a new link's is until the link watch runs.
+ */
+int bl_link_wait(const char *ifname, int ms)
+{
+	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
+	int state;
+
+	for (;;) {
+		state = link_operstate(ifname);
+		if (state < 0)
+			return state;
+		if (state == IF_OPER_UP)
+			return 0;
+		if (bl_now_ns() >= deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
 }
 
 bool bl_link_is_up(const char *ifname)

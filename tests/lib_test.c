@@ -453,36 +453,87 @@ TEST(fd_reserve_reports_need)
 }
 
 /* sysctl writes land in the private namespace, never the caller's. */
+/*
+ * fn's exit status, run by a child in a network namespace of its own:
+ * KSFT_SKIP without one, -1 when the child did not exit.
+ */
+static int in_netns(int (*fn)(void))
+{
+	struct bl_why why;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(bl_netns_enter(&why) ? KSFT_SKIP : fn());
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int sysctl_and_address(void)
+{
+	long v = 0;
+
+	if (bl_sysctl_write("net/ipv4/ip_local_port_range", "40000 40009") ||
+	    bl_sysctl_read_long("net/ipv4/tcp_timestamps", &v) ||
+	    bl_addr_add("lo", "2001:db8::77/128") ||
+	    bl_addr_add("lo", "2001:db8::77/128") != -EEXIST)
+		return 1;
+	return 0;
+}
+
 TEST(sysctl_in_private_netns)
 {
 	char before[64], after[64];
-	struct bl_why why;
-	int status;
-	pid_t pid;
+	int ret;
 
 	ASSERT_EQ(0, bl_sysctl_read("net/ipv4/ip_local_port_range", before,
 				    sizeof(before)));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		long v = 0;
-
-		if (bl_netns_enter(&why))
-			_exit(KSFT_SKIP);
-		if (bl_sysctl_write("net/ipv4/ip_local_port_range", "40000 40009") ||
-		    bl_sysctl_read_long("net/ipv4/tcp_timestamps", &v) ||
-		    bl_addr_add("lo", "2001:db8::77/128") ||
-		    bl_addr_add("lo", "2001:db8::77/128") != -EEXIST)
-			_exit(1);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	if (WEXITSTATUS(status) == KSFT_SKIP)
+	ret = in_netns(sysctl_and_address);
+	if (ret == KSFT_SKIP)
 		SKIP(return, "no network namespace");
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ret);
 	ASSERT_EQ(0, bl_sysctl_read("net/ipv4/ip_local_port_range", after,
 				    sizeof(after)));
 	EXPECT_STREQ(before, after);
+}
+
+/*
+ * A veth end up before its peer does not transmit until the peer is up
+ * and the link watch has run; an IPv6 address is reachable once its local
+ * route is in (lib/addrwait.c).
+ */
+static int link_and_address(void)
+{
+	struct bl_why why;
+
+	if (bl_veth_add("bl_wa", "bl_wb", -1))
+		return KSFT_SKIP;
+	if (bl_link_up("lo") ||
+	    bl_link_up("bl_wa") || bl_link_wait("bl_wa", 50) != -ETIMEDOUT ||
+	    bl_link_up("bl_wb") || bl_link_wait("bl_wa", 2000) ||
+	    bl_link_wait("bl_none", 0) != -ENODEV)
+		return 1;
+	if (bl_addr_wait("127.0.0.1", 0) || bl_addr_wait("bogus", 0) != -EINVAL)
+		return 2;
+	if (!bl_ipv6_usable(&why))
+		return 0;
+	if (bl_addr_add("lo", "2001:db8::78/128") ||
+	    bl_addr_wait("2001:db8::78/128", 2000) ||
+	    bl_addr_wait("2001:db8::79", 20) != -ETIMEDOUT)
+		return 3;
+	return 0;
+}
+
+TEST(link_and_address_waits)
+{
+	int ret = in_netns(link_and_address);
+
+	if (ret == KSFT_SKIP)
+		SKIP(return, "no network namespace or veth");
+	EXPECT_EQ(0, ret);
 }
 
 TEST(sockaddr_parse_and_print)
@@ -503,42 +554,37 @@ TEST(sockaddr_parse_and_print)
 }
 
 /* /proc/net/tcp{,6} of a private namespace: exactly what we opened. */
-TEST(procnet_counts_our_sockets)
+static int procnet_sockets(void)
 {
 	struct sockaddr_storage ss;
-	struct bl_why why;
-	int status;
-	pid_t pid;
+	socklen_t len;
+	int a, b;
 
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		socklen_t len;
-		int a, b;
+	a = socket(AF_INET, SOCK_STREAM, 0);
+	b = socket(AF_INET6, SOCK_STREAM, 0);
+	len = bl_sockaddr_parse("127.0.0.1", 4242, &ss);
+	if (bind(a, (struct sockaddr *)&ss, len) || listen(a, 1))
+		return 1;
+	len = bl_sockaddr_parse("::1", 4243, &ss);
+	if (bind(b, (struct sockaddr *)&ss, len) || listen(b, 1))
+		return 1;
+	if (bl_tcp_count(TCP_LISTEN, 4242) != 1 ||
+	    bl_tcp_count(TCP_LISTEN, 4243) != 1 ||
+	    bl_tcp_count(TCP_LISTEN, 0) != 2 ||
+	    bl_tcp_count(TCP_ESTABLISHED, 0) != 0 ||
+	    bl_tcp_wait(TCP_LISTEN, 4242, 1, 100) ||
+	    bl_tcp_wait(TCP_TIME_WAIT, 4242, 1, 50) != -ETIMEDOUT)
+		return 2;
+	return 0;
+}
 
-		if (bl_netns_enter(&why))
-			_exit(KSFT_SKIP);
-		a = socket(AF_INET, SOCK_STREAM, 0);
-		b = socket(AF_INET6, SOCK_STREAM, 0);
-		len = bl_sockaddr_parse("127.0.0.1", 4242, &ss);
-		if (bind(a, (struct sockaddr *)&ss, len) || listen(a, 1))
-			_exit(1);
-		len = bl_sockaddr_parse("::1", 4243, &ss);
-		if (bind(b, (struct sockaddr *)&ss, len) || listen(b, 1))
-			_exit(1);
-		if (bl_tcp_count(TCP_LISTEN, 4242) != 1 ||
-		    bl_tcp_count(TCP_LISTEN, 4243) != 1 ||
-		    bl_tcp_count(TCP_LISTEN, 0) != 2 ||
-		    bl_tcp_count(TCP_ESTABLISHED, 0) != 0 ||
-		    bl_tcp_wait(TCP_LISTEN, 4242, 1, 100) ||
-		    bl_tcp_wait(TCP_TIME_WAIT, 4242, 1, 50) != -ETIMEDOUT)
-			_exit(2);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	if (WEXITSTATUS(status) == KSFT_SKIP)
+TEST(procnet_counts_our_sockets)
+{
+	int ret = in_netns(procnet_sockets);
+
+	if (ret == KSFT_SKIP)
 		SKIP(return, "no network namespace");
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(0, ret);
 }
 
 TEST(port_parity_and_churn_regime)
