@@ -1309,7 +1309,8 @@ TEST_F(connect_srr, peer)
  * ---- tw_fin_wait2: the peer's FIN makes a FIN_WAIT2 a whole TIME_WAIT ----
  *
  * A socket closed in FIN_WAIT2 waits for the peer's FIN as a TIME_WAIT
- * socket, for tcp_fin_timeout (tcp_close(); 1 s here), holding its port.
+ * socket, for tcp_fin_timeout but at least 3.5 RTOs (tcp_fin_time()):
+ * with 0 here, 700 ms on loopback (an RTO of 200 ms), holding its port.
  * Without the FIN it is gone when that time ends, and the port is free
  * (peer_silent). The FIN makes it a TIME_WAIT proper, for 60 s from then
  * (tcp_timewait_state_process() reschedules its timer): the port stays
@@ -1320,8 +1321,8 @@ TEST_F(connect_srr, peer)
  * for the rest, but never under 3.5 RTOs (tcp_time_wait()): 1 s raised
  * to 7 s by its route's rto_min of 2 s, so the port is still taken 2.5 s on.
  */
-#define FIN2_TIMEOUT	"1"	/* s, net.ipv4.tcp_fin_timeout */
-#define FIN2_PAST_MS	1500	/* past it, whatever the timer's slack (1/8) */
+#define FIN2_TIMEOUT	"0"	/* s, net.ipv4.tcp_fin_timeout: 3.5 RTOs */
+#define FIN2_PAST_MS	1000	/* past 700 ms, whatever the timer's slack (1/8) */
 #define FIN2_SILENT_MS	2000	/* the latest a silent peer's port is free */
 #define FIN2_LINGER2	61	/* s: TCP_LINGER2, 1 s over TCP_TIMEWAIT_LEN */
 #define FIN2_RTO_MIN_MS	2000
@@ -1388,7 +1389,7 @@ TEST_F(tw_fin_wait2, bind)
 		close(b);
 		usleep(variant->past_ms * 1000);
 	}
-	/* Silent: a free port ends the wait, due any time after 1 s. */
+	/* Silent: a free port ends the wait, due any time after 700 ms. */
 	for (ms = 0; ; ms += 100) {
 		fd = bound_socket(variant->addr, CLIENT_PORT, false, &err);
 		close(fd);
