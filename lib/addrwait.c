@@ -64,22 +64,33 @@ static int ipv6_local_route(const struct in6_addr *a)
 	return found;
 }
 
-int bl_addr_wait(const char *addr, int ms)
+int bl_poll(int (*ready)(const void *arg), const void *arg, int ms)
 {
 	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
-	char host[INET6_ADDRSTRLEN + 1];
-	struct in6_addr a;
 	int ret;
 
-	snprintf(host, sizeof(host), "%.*s", (int)strcspn(addr, "/"), addr);
-	if (inet_pton(AF_INET6, host, &a) != 1)
-		return inet_pton(AF_INET, host, &a) == 1 ? 0 : -EINVAL;
 	for (;;) {
-		ret = ipv6_local_route(&a);
+		ret = ready(arg);
 		if (ret)
 			return ret < 0 ? ret : 0;
 		if (bl_now_ns() >= deadline)
 			return -ETIMEDOUT;
 		usleep(1000);
 	}
+}
+
+static int local_route_ready(const void *a)
+{
+	return ipv6_local_route(a);
+}
+
+int bl_addr_wait(const char *addr, int ms)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	struct in6_addr a;
+
+	snprintf(host, sizeof(host), "%.*s", (int)strcspn(addr, "/"), addr);
+	if (inet_pton(AF_INET6, host, &a) != 1)
+		return inet_pton(AF_INET, host, &a) == 1 ? 0 : -EINVAL;
+	return bl_poll(local_route_ready, &a, ms);
 }

@@ -336,6 +336,12 @@ int64_t bl_tcp_diag_cookie(int family, uint32_t states, uint16_t sport, uint16_t
 /* ---- addrwait.c ---- */
 
 /*
+ * The one poll of the waits: ready(arg) every millisecond until it says
+ * 1 (then 0) or -errno (then that); -ETIMEDOUT after ms.
+ */
+int bl_poll(int (*ready)(const void *arg), const void *arg, int ms);
+
+/*
  * Wait until a local address ("addr" or "addr/plen") can be reached: IPv6
  * ones get their local route after RTM_NEWADDR is acknowledged, and only
  * on a link that is up. 0, or -ETIMEDOUT after ms.

@@ -78,6 +78,19 @@ static int link_index(const char *ifname)
 	return idx ? (int)idx : -ENODEV;
 }
 
+/* An RTM_*LINK request about link idx (0: named by an attribute after it). */
+static struct nlmsghdr *link_msg(char *buf, int type, int idx)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifm;
+
+	nlh->nlmsg_type = type;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = idx;
+	return nlh;
+}
+
 int bl_link_set_up(const char *ifname, bool up)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -87,11 +100,8 @@ int bl_link_set_up(const char *ifname, bool up)
 
 	if (idx < 0)
 		return idx;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_NEWLINK;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = idx;
+	nlh = link_msg(buf, RTM_NEWLINK, idx);
+	ifm = mnl_nlmsg_get_payload(nlh);
 	ifm->ifi_change = IFF_UP;
 	ifm->ifi_flags = up ? IFF_UP : 0;
 	return rtnl_talk(nlh);
@@ -115,45 +125,28 @@ static int operstate_reply(const struct nlmsghdr *nlh, void *data)
 	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), operstate_attr, data);
 }
 
-/* The link's operstate (IF_OPER_*), or -errno. */
-static int link_operstate(const char *ifname)
+/*
+ * 1 once the link's operstate is up, 0 before, or -errno. The link watch
+ * sets it (rfc2863_policy()) just before it activates the queues.
+ * IFF_RUNNING will not do: it also stands for an operstate not yet known,
+ * as a new link's is until the link watch runs.
+ */
+static int link_oper_up(const void *ifname)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	int idx = link_index(ifname), state = -ENODATA, err;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifm;
 
 	if (idx < 0)
 		return idx;
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETLINK;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = idx;
-	err = rtnl_request(nlh, operstate_reply, &state);
-	return err ? err : state;
+	err = rtnl_request(link_msg(buf, RTM_GETLINK, idx), operstate_reply, &state);
+	if (err || state < 0)
+		return err ? err : state;
+	return state == IF_OPER_UP;
 }
 
-/*
- * The link watch sets the operstate (rfc2863_policy()) just before it
- * activates the queues. IFF_RUNNING will not do: it also stands for an
- * operstate not yet known, as a new link's is until the link watch runs.
- */
 int bl_link_wait(const char *ifname, int ms)
 {
-	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
-	int state;
-
-	for (;;) {
-		state = link_operstate(ifname);
-		if (state < 0)
-			return state;
-		if (state == IF_OPER_UP)
-			return 0;
-		if (bl_now_ns() >= deadline)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
+	return bl_poll(link_oper_up, ifname, ms);
 }
 
 bool bl_link_is_up(const char *ifname)
@@ -347,12 +340,8 @@ int bl_veth_add(const char *name, const char *peer, int peer_nsfd)
 int bl_link_del(const char *ifname)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifm;
+	struct nlmsghdr *nlh = link_msg(buf, RTM_DELLINK, 0);
 
-	nlh->nlmsg_type = RTM_DELLINK;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
 	return rtnl_talk(nlh);
 }

@@ -56,21 +56,25 @@ long bl_tcp_count(int state, uint16_t lport)
 	return v4 + v6;
 }
 
+struct tcp_want {
+	int state;
+	uint16_t lport;
+	long want;
+};
+
+static int tcp_count_ready(const void *arg)
+{
+	const struct tcp_want *w = arg;
+	long n = bl_tcp_count(w->state, w->lport);
+
+	return n < 0 ? (int)n : n >= w->want;
+}
+
 int bl_tcp_wait(int state, uint16_t lport, long want, int ms)
 {
-	uint64_t deadline = bl_now_ns() + (uint64_t)ms * 1000000;
-	long n;
+	struct tcp_want w = { state, lport, want };
 
-	for (;;) {
-		n = bl_tcp_count(state, lport);
-		if (n < 0)
-			return n;
-		if (n >= want)
-			return 0;
-		if (bl_now_ns() >= deadline)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
+	return bl_poll(tcp_count_ready, &w, ms);
 }
 
 /*
