@@ -309,10 +309,15 @@ echo
 kernel_report
 known_bug_report
 [ "$xfail" -gt 0 ] && echo "xfail: $xfail declared known regressions (counted as passed)"
-# The failing cases again, last: a CI page that keeps only the tail of
-# this output still names them.
-grep -h '^  not ok' "$logs"/*.report 2>/dev/null | grep -v '# kernel verdict' |
-	head -n 20 | sed 's/^  /failed: /'
+# The failing cases again, last, each with its first two lines of why
+# (not the harness's RUN/FAIL markers): a CI page that keeps only the
+# tail of this output still names them, and says what went wrong.
+cat "$logs"/*.report 2>/dev/null | LC_ALL=C awk '
+	/^  not ok/ { n = 0 }
+	/^  not ok/ && !/# kernel verdict/ { if (++cases > 20) exit; n = 2; print; next }
+	!/^  # / { n = 0; next }
+	n && !/^  # #  *(RUN|OK|FAIL|SKIP) / && !/Test terminated by assertion/ { print; n-- }' |
+	sed 's/^  /failed: /'
 [ -n "${failed_parts// }" ] && echo "failed components:$(tr ' ' '\n' <<<"$failed_parts" | sort -u | tr '\n' ' ')"
 echo "check: $((pass + xfail)) passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
