@@ -64,11 +64,12 @@ static void __attribute__((constructor)) bl_machine_slow_check(void)
 #define BL_KSFT_FDS	32
 
 /*
- * The harness forks each test, the test its PID namespace's init: short
- * of them under RLIMIT_NPROC, every test would be "not ok" (ERROR
+ * The harness forks each test (since 6.9 a process that waits for it,
+ * then the test), the test its watcher and its PID namespace's init:
+ * short of them under RLIMIT_NPROC, every test would be "not ok" (ERROR
  * SPAWNING TEST CHILD) for the machine's limit. One SKIP instead.
  */
-#define BL_KSFT_PROCS	2
+#define BL_KSFT_PROCS	4
 
 /*
  * A caller that closed stdin or stderr left its number free: the next
@@ -117,7 +118,7 @@ static void __attribute__((constructor)) bl_fd_headroom_check(void)
 	atexit(bl_stdout_check);
 	bl_std_fds_hold();
 	if (bl_fd_reserve(BL_KSFT_FDS, &why) ||
-	    bl_fork_reserve(BL_KSFT_PROCS, "a test and its PID namespace's init",
+	    bl_fork_reserve(BL_KSFT_PROCS, "a test, its watcher and its PID namespace's init",
 			    &why))
 		ksft_exit_skip("%s\n", why.msg);
 }
