@@ -13,10 +13,11 @@
  * the test: the kernel then kills every process in it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
@@ -47,18 +48,27 @@ static noreturn void reaper(int pidfd, pid_t test)
 static pid_t harness_above_parent(void)
 {
 	pid_t parent = getppid(), ppid = 0;
-	char path[32], buf[512], *p;
-	FILE *f;
+	char path[32], buf[128], *p;
+	ssize_t n;
+	int fd;
 
 	if (getpgrp() != parent)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)parent);
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	/* "PID (COMM) STATE PPID ...": a COMM may hold any byte but NUL. */
+	/*
+	 * "PID (COMM) STATE PPID ...": one read, not a line, since COMM (16
+	 * bytes at most) may hold ')' or a newline and nothing after it
+	 * does; PPID lies within the first 128 bytes whatever follows.
+	 */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
 		return 0;
 	return ppid > 1 ? ppid : 0;

@@ -263,11 +263,12 @@ hang_tests() {
 # trial NAME SIGNAL PHASE-PATTERN CMD...: start CMD; once PHASE runs, its
 # tests hang (hang_tests) and the top process alone gets SIGNAL (not the
 # group, as a CI timeout may do it); everything must be gone within 10 s
-# and stay gone. With running=1 the tests run on, and limit=TENTHS is
-# shorter than what is left of them: they must not run to their end. What ignores or defers the signal is still there at 10 s
+# and stay gone. What ignores or defers the signal is still there at 10 s
 # (a VM or a hung test: minutes); a fixed short wait instead would fail
 # on a loaded machine, where the kernel's own cleanup (an orphaned stopped
-# group's SIGHUP) waits for a CPU.
+# group's SIGHUP) waits for a CPU. With running=1 the tests run on, and
+# the limit (limit=TENTHS) is shorter than what is left of them: they
+# must not run to their end.
 trial() {
 	local name=$1 sig=$2 phase=$3 pid left i
 	shift 3

@@ -313,7 +313,6 @@ known_bug_report
 # (not the harness's RUN/FAIL markers): a CI page that keeps only the
 # tail of this output still names them, and says what went wrong.
 cat "$logs"/*.report 2>/dev/null | LC_ALL=C awk '
-	/^  not ok/ { n = 0 }
 	/^  not ok/ && !/# kernel verdict/ { if (++cases > 20) exit; n = 2; print; next }
 	!/^  # / { n = 0; next }
 	n && !/^  # #  *(RUN|OK|FAIL|SKIP) / && !/Test terminated by assertion/ { print; n-- }' |
